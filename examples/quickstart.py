@@ -1,0 +1,77 @@
+"""Quickstart: one validated tool call from a running vLLM (or any OpenAI-compatible) server.
+
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-7B-Instruct \
+        python examples/quickstart.py
+
+Without TOOLCALL_BASE_URL it runs against the SDK's scripted model, which answers first
+with an invalid customer id and then with a valid one, so the feedback loop shows offline.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from toolcall_sdk import ToolCallClient, tool
+
+
+@tool
+def create_invoice(
+    customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
+    amount_vnd: Annotated[int, Field(gt=0)],
+    due_date: date,
+) -> dict[str, Any]:
+    """Create an invoice for a customer.
+
+    Args:
+        customer_id: Customer id, CUS- followed by six digits.
+        amount_vnd: Amount in Vietnamese dong.
+        due_date: Payment due date (YYYY-MM-DD).
+    """
+    return {"invoice_id": "INV-0001", "customer_id": customer_id, "due": due_date.isoformat()}
+
+
+def main() -> None:
+    request = "Invoice customer CUS-000042 for 1500000 VND, due 2030-12-31."
+    base_url = os.environ.get("TOOLCALL_BASE_URL")
+    if base_url:
+        client = ToolCallClient(
+            base_url=base_url,
+            model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
+            tools=[create_invoice],
+            max_retries=2,
+        )
+    else:
+        from toolcall_sdk.testing import ScriptedModel, tool_call
+
+        scripted = ScriptedModel(
+            [
+                tool_call(
+                    "create_invoice",
+                    {"customer_id": "CUS-42", "amount_vnd": 1500000, "due_date": "2030-12-31"},
+                ),
+                tool_call(
+                    "create_invoice",
+                    {"customer_id": "CUS-000042", "amount_vnd": 1500000, "due_date": "2030-12-31"},
+                ),
+            ]
+        )
+        client = ToolCallClient(
+            base_url=scripted.base_url,
+            model="scripted",
+            tools=[create_invoice],
+            http_client=scripted.http_client(),
+        )
+
+    result = client.run(request)
+    for attempt in result.attempts:
+        print(f"attempt {attempt.number}: {'ok' if attempt.ok else attempt.error_kinds}")
+    call = result.calls[0]
+    print(f"{call.name}({call.arguments!r}) -> {call.output}")
+
+
+if __name__ == "__main__":
+    main()

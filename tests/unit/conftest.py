@@ -1,0 +1,119 @@
+"""Shared tools and client factories for the unit tests (all against the scripted model)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Annotated, Any
+
+import pytest
+from pydantic import Field, ValidationInfo, field_validator
+
+from toolcall_sdk import AsyncToolCallClient, RetryPolicy, ToolCallClient, tool
+from toolcall_sdk.testing import ScriptedModel
+
+TODAY = date(2026, 6, 1)
+
+
+class Ledger:
+    """Counts business-function executions."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def count(self, name: str) -> int:
+        return sum(1 for called, _ in self.calls if called == name)
+
+
+@pytest.fixture
+def ledger() -> Ledger:
+    return Ledger()
+
+
+@pytest.fixture
+def create_invoice(ledger: Ledger) -> Any:
+    @tool
+    def create_invoice(
+        customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
+        amount_vnd: Annotated[int, Field(gt=0)],
+        due_date: date,
+    ) -> dict[str, Any]:
+        """Create an invoice for a customer.
+
+        Args:
+            customer_id: Customer id like CUS-000123.
+            amount_vnd: Amount in VND.
+            due_date: Payment due date.
+        """
+        ledger.calls.append(
+            ("create_invoice", {"customer_id": customer_id, "amount_vnd": amount_vnd})
+        )
+        return {"invoice_id": "INV-1", "customer_id": customer_id}
+
+    return create_invoice
+
+
+@pytest.fixture
+def get_weather(ledger: Ledger) -> Any:
+    @tool
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather for a city."""
+        ledger.calls.append(("get_weather", {"city": city, "unit": unit}))
+        return f"18 degrees {unit} in {city}"
+
+    return get_weather
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+ClientFactory = Callable[..., ToolCallClient]
+
+
+@pytest.fixture
+def make_client(sleeps: list[float]) -> ClientFactory:
+    """A sync client wired to a ScriptedModel in-process; backoffs recorded, never slept."""
+
+    def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> ToolCallClient:
+        options.setdefault("router", "always")
+        options.setdefault("retry", RetryPolicy(sleep=sleeps.append, jitter=0.0))
+        return ToolCallClient(
+            base_url=model.base_url,
+            model="test-model",
+            tools=tools,
+            http_client=model.http_client(),
+            **options,
+        )
+
+    return factory
+
+
+@pytest.fixture
+def make_async_client(sleeps: list[float]) -> Callable[..., AsyncToolCallClient]:
+    async def no_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> AsyncToolCallClient:
+        options.setdefault("router", "always")
+        options.setdefault("retry", RetryPolicy(async_sleep=no_sleep, jitter=0.0))
+        return AsyncToolCallClient(
+            base_url=model.base_url,
+            model="test-model",
+            tools=tools,
+            http_client=model.async_http_client(),
+            **options,
+        )
+
+    return factory
+
+
+def not_in_past(value: date, info: ValidationInfo) -> date:
+    today = (info.context or {}).get("today", TODAY)
+    if value < today:
+        raise ValueError(f"must not be in the past (today is {today.isoformat()})")
+    return value
+
+
+__all__ = ["TODAY", "ClientFactory", "Ledger", "field_validator", "not_in_past"]

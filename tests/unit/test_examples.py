@@ -1,0 +1,46 @@
+"""Every example in examples/ runs (offline, against the scripted model)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
+
+
+def test_examples_exist() -> None:
+    assert len(EXAMPLES) >= 2
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_runs(path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+def test_quickstart_shows_the_feedback_loop() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    path = next(p for p in EXAMPLES if p.name == "quickstart.py")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "attempt 1: ['invalid_arguments']" in out
+    assert "attempt 2: ok" in out
+    assert "-> {'invoice_id': 'INV-0001', 'customer_id': 'CUS-000042'" in out
+
+
+def test_escalation_runs_nothing() -> None:
+    path = next(p for p in EXAMPLES if p.name == "escalation.py")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "stage-2 requests: 3, business executions: 0" in out
+    assert "A person will take over" in out

@@ -1,0 +1,100 @@
+"""The public surface: exported names, import cost, the CLI entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+import toolcall_sdk
+from toolcall_sdk import ToolCallError
+from toolcall_sdk.cli import app
+
+EXPORTED = [
+    "AlwaysRouter",
+    "AsyncToolCallClient",
+    "Attempt",
+    "AuthenticationError",
+    "ContextLengthExceededError",
+    "FieldError",
+    "LLMRouter",
+    "MalformedResponseError",
+    "ModelNotFoundError",
+    "ModelRetry",
+    "NeverRouter",
+    "Problem",
+    "RateLimitedError",
+    "RequestRejectedError",
+    "RequestSummary",
+    "RetryPolicy",
+    "RouteDecision",
+    "Router",
+    "RouterError",
+    "ServerConnectionError",
+    "ServerError",
+    "ServerTimeoutError",
+    "ServerUnavailableError",
+    "StrictSchemaError",
+    "Tool",
+    "ToolCall",
+    "ToolCallClient",
+    "ToolCallError",
+    "ToolCallFailed",
+    "ToolCallResult",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "TransportError",
+    "Usage",
+    "__version__",
+    "to_strict_schema",
+    "tool",
+]
+
+
+def test_exported_members() -> None:
+    assert toolcall_sdk.__all__ == EXPORTED
+    for name in EXPORTED:
+        assert hasattr(toolcall_sdk, name)
+
+
+def test_every_error_derives_from_the_root() -> None:
+    exported = [getattr(toolcall_sdk, name) for name in EXPORTED]
+    errors = [
+        obj
+        for obj in exported
+        if isinstance(obj, type)
+        and issubclass(obj, Exception)
+        and obj is not toolcall_sdk.ModelRetry
+    ]
+    assert len(errors) == 17
+    assert all(issubclass(error, ToolCallError) for error in errors)
+    assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
+
+
+def test_import_stays_light() -> None:
+    code = (
+        "import sys, toolcall_sdk; "
+        "heavy = [m for m in ('torch', 'vllm', 'transformers', 'sentence_transformers') "
+        "if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_cli_version_and_help() -> None:
+    runner = CliRunner()
+    version = runner.invoke(app, ["--version"])
+    assert version.exit_code == 0
+    assert version.stdout.strip() == f"toolcall-sdk {toolcall_sdk.__version__}"
+    helptext = runner.invoke(app, ["--help"])
+    assert helptext.exit_code == 0
+    for command in ("launch", "doctor", "eval"):
+        assert command in helptext.stdout
+    assert "not yet available" in helptext.stdout
+
+
+def test_planned_commands_say_so() -> None:
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 2
+    assert "planned" in result.output

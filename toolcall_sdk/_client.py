@@ -1,0 +1,595 @@
+"""`ToolCallClient` and `AsyncToolCallClient`: the pipeline over the official openai client.
+
+Both twins share `_ClientCore` (configuration, request bookkeeping, reading answers);
+only sending requests, running functions and consulting routers differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
+from typing import Any
+
+import httpx2
+import openai
+
+from toolcall_sdk._errors import (
+    MalformedResponseError,
+    ModelRetry,
+    RouterError,
+    ToolCallFailed,
+    ToolDefinitionError,
+)
+from toolcall_sdk._messages import MessagesInput, to_messages
+from toolcall_sdk._pipeline import (
+    STAGE_ROUTE,
+    Answer,
+    ChatRequest,
+    Config,
+    Execute,
+    Outcome,
+    RouteQuery,
+    flow,
+)
+from toolcall_sdk._results import ToolCallResult, Usage
+from toolcall_sdk._routing import RouteDecision, RouterSpec, resolve_router
+from toolcall_sdk._streaming import StreamAccumulator
+from toolcall_sdk._tools import Tool, as_tool
+from toolcall_sdk._transport import (
+    RetryPolicy,
+    async_retrying,
+    retrying,
+    translate_error,
+)
+
+__all__ = ["AsyncToolCallClient", "ToolCallClient"]
+
+logger = logging.getLogger("toolcall_sdk")
+
+DEFAULT_BASE_URL = "http://localhost:8000/v1"
+# vLLM accepts any key unless started with --api-key; the openai client insists on one.
+_PLACEHOLDER_KEY = "EMPTY"
+_STAGE_HEADER = "x-toolcall-stage"
+
+Escalation = Callable[[ToolCallFailed], ToolCallResult | Awaitable[ToolCallResult]]
+
+
+class _ClientCore:
+    def __init__(
+        self,
+        *,
+        model: str,
+        tools: Iterable[Any],
+        base_url: str | Sequence[str] | None,
+        api_key: str | None,
+        max_retries: int,
+        router: RouterSpec,
+        strict: bool,
+        temperature: float | None,
+        max_tokens: int | None,
+        parallel_tool_calls: bool | None,
+        timeout: float,
+        retry: RetryPolicy | None,
+        validation_context: Any,
+        on_escalate: Escalation | None,
+        extra_body: Mapping[str, Any] | None,
+        default_headers: Mapping[str, str] | None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if not model:
+            raise ValueError("model is required: the name the server serves the model under")
+        tool_list = [as_tool(item) for item in tools]
+        by_name: dict[str, Tool[..., Any]] = {}
+        for item in tool_list:
+            if item.name in by_name:
+                raise ToolDefinitionError(
+                    f"two tools are named {item.name!r}; tool names must be unique",
+                    tool_name=item.name,
+                )
+            by_name[item.name] = item
+        # Built once: a schema that cannot be made strict fails here, not mid-conversation.
+        schemas = {name: t.openai_schema(strict=strict) for name, t in by_name.items()}
+        self._config = Config(
+            model=model,
+            tools=by_name,
+            schemas=schemas,
+            router=resolve_router(router),
+            max_retries=max_retries,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            parallel_tool_calls=parallel_tool_calls,
+            extra_body=extra_body,
+            validation_context=validation_context,
+        )
+        if base_url is None:
+            base_url = os.environ.get("TOOLCALL_BASE_URL") or DEFAULT_BASE_URL
+        self._base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        if not self._base_urls:
+            raise ValueError("base_url must name at least one server")
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY
+        self._timeout = timeout
+        self._retry = retry or RetryPolicy()
+        self._on_escalate = on_escalate
+        self._default_headers = dict(default_headers or {})
+        self._next_endpoint = itertools.count()
+
+    @property
+    def model(self) -> str:
+        """The model name sent with every request."""
+        return self._config.model
+
+    @property
+    def tools(self) -> list[Tool[..., Any]]:
+        """The registered tools."""
+        return list(self._config.tools.values())
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The `tools` entries as they are sent to the server."""
+        return list(self._config.schemas.values())
+
+    @property
+    def base_urls(self) -> list[str]:
+        """The servers this client talks to."""
+        return list(self._base_urls)
+
+    def _flow(
+        self, messages: MessagesInput, *, execute: bool, context: Any
+    ) -> Generator[Any, Any, ToolCallResult]:
+        return flow(self._config, to_messages(messages), execute=execute, context=context)
+
+    def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
+        kwargs = dict(request.params)
+        kwargs["extra_headers"] = {_STAGE_HEADER: request.stage}
+        if stream:
+            kwargs["stream"] = True
+            kwargs["stream_options"] = {"include_usage": True}
+        return kwargs
+
+    def _endpoint_order(self) -> int:
+        return next(self._next_endpoint) % len(self._base_urls)
+
+    def _typed_error(self, exc: Exception, first: int, tries: int) -> Exception:
+        if isinstance(exc, MalformedResponseError):
+            return exc
+        if not isinstance(exc, openai.APIError):  # a 200 whose body is not JSON
+            return MalformedResponseError(
+                f"the server's answer could not be read: {exc}", body=str(exc)[:500]
+            )
+        url = self._base_urls[(first + max(tries, 1) - 1) % len(self._base_urls)]
+        return translate_error(exc, base_url=url, model=self.model, tries=tries)
+
+    def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
+        calls = answer.message.get("tool_calls") or []
+        logger.debug(
+            "%s request: finish=%s calls=%s %.3fs",
+            request.stage,
+            answer.finish_reason,
+            [(c.get("function") or {}).get("name") for c in calls],
+            answer.latency_s,
+        )
+
+
+def _answer_from_completion(completion: Any, latency: float) -> Answer:
+    choices = getattr(completion, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise MalformedResponseError(
+            "the server answered without a choice/message; it is not a chat completion",
+            body=str(completion)[:500],
+        )
+    choice = choices[0]
+    message = choice.message.model_dump(mode="json", exclude_none=True)
+    message.setdefault("content", None)
+    usage = getattr(completion, "usage", None)
+    return Answer(
+        message=message,
+        finish_reason=choice.finish_reason,
+        usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else Usage(),
+        latency_s=latency,
+    )
+
+
+def _answer_from_stream(accumulator: StreamAccumulator, latency: float) -> Answer:
+    if accumulator.chunks == 0:
+        raise MalformedResponseError("the server closed the stream without sending a chunk")
+    return Answer(
+        message=accumulator.message(),
+        finish_reason=accumulator.finish_reason,
+        usage=accumulator.usage,
+        latency_s=latency,
+    )
+
+
+def _invoke_sync(effect: Execute) -> Outcome:
+    try:
+        value = effect.tool.invoke(effect.arguments)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+    except ModelRetry as signal:
+        return Outcome(retry_message=signal.message)
+    except Exception as exc:
+        logger.warning("tool %s raised %s: %s", effect.tool.name, type(exc).__name__, exc)
+        return Outcome(error=exc)
+    return Outcome(output=value)
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def _route_error(router: Any, exc: Exception) -> RouterError:
+    name = getattr(router, "name", type(router).__name__)
+    return RouterError(f"router {name!r} raised {type(exc).__name__}: {exc}")
+
+
+class ToolCallClient(_ClientCore):
+    """Reliable tool calls against an OpenAI-compatible server (vLLM first).
+
+    Stage 1 decides whether a tool is needed; stage 2 forces the call
+    (`tool_choice="required"`, or named when one tool is offered), validates the arguments
+    with each tool's Pydantic model, sends specific feedback and retries at most
+    `max_retries` times, then raises `ToolCallFailed` with every attempt.
+
+    Args:
+        base_url: The server's `/v1` URL, or a list of them (the client rotates between
+            them and fails over on connection errors and 5xx). Defaults to
+            `$TOOLCALL_BASE_URL` or `http://localhost:8000/v1`.
+        model: The served model name.
+        tools: Functions, `@tool` objects or Pydantic model classes.
+        api_key: The server's key (vLLM `--api-key`); defaults to `$OPENAI_API_KEY`.
+        max_retries: Feedback retries after the first stage-2 request.
+        router: `"llm"` (ask the model), `"always"`, `"never"`, a router object or a
+            callable `(messages, tools) -> bool | RouteDecision`.
+        strict: Send strict-form schemas (the server then enforces them under `required`).
+        temperature: Sampling temperature of every request (None: the server's default).
+        max_tokens: Token limit of each answer (None: the server's default).
+        parallel_tool_calls: Sent as is when set.
+        timeout: Seconds per HTTP request.
+        retry: Transport retry policy (429, 5xx, connection errors, timeouts).
+        validation_context: Passed to Pydantic validators as `info.context`.
+        on_escalate: Called with the `ToolCallFailed` when retries are exhausted; its
+            return value (a `ToolCallResult`) replaces the exception.
+        extra_body: Extra fields for every request body (e.g. vLLM sampling options).
+        default_headers: Headers for every request.
+        openai_client: Your own `openai.OpenAI`; used with its retries switched off.
+        http_client: An `httpx2.Client` for the openai client (proxies, tests).
+    """
+
+    def __init__(
+        self,
+        base_url: str | Sequence[str] | None = None,
+        *,
+        model: str,
+        tools: Iterable[Any] = (),
+        api_key: str | None = None,
+        max_retries: int = 2,
+        router: RouterSpec = "llm",
+        strict: bool = True,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        parallel_tool_calls: bool | None = None,
+        timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        validation_context: Any = None,
+        on_escalate: Escalation | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        openai_client: openai.OpenAI | None = None,
+        http_client: httpx2.Client | None = None,
+    ) -> None:
+        if openai_client is not None and base_url is None:
+            base_url = str(openai_client.base_url)
+        super().__init__(
+            model=model,
+            tools=tools,
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            router=router,
+            strict=strict,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            parallel_tool_calls=parallel_tool_calls,
+            timeout=timeout,
+            retry=retry,
+            validation_context=validation_context,
+            on_escalate=on_escalate,
+            extra_body=extra_body,
+            default_headers=default_headers,
+        )
+        if openai_client is not None:
+            # One component counts attempts: the openai client's own retries are off.
+            self._clients = [openai_client.with_options(max_retries=0)]
+        else:
+            self._clients = [
+                openai.OpenAI(
+                    base_url=url,
+                    api_key=self._api_key,
+                    max_retries=0,
+                    timeout=timeout,
+                    http_client=http_client,
+                    default_headers=self._default_headers or None,
+                )
+                for url in self._base_urls
+            ]
+
+    def call(
+        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+    ) -> ToolCallResult:
+        """Decide, call and validate; run nothing.
+
+        Args:
+            messages: A user message string, or a list of OpenAI chat messages.
+            stream: Consume the server's stream; the result is the same as without.
+            context: Validation context for this call (overrides the client's).
+
+        Returns:
+            The result: `.called`, `.calls` (validated), `.content`, `.attempts`.
+
+        Raises:
+            ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
+            TransportError: The server could not be used.
+        """
+        return self._drive(self._flow(messages, execute=False, context=context), stream)
+
+    def run(
+        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+    ) -> ToolCallResult:
+        """Like `call()`, then run each validated call's function exactly once.
+
+        Each call gets `.output` (or `.error` if its function raised). A function that
+        raises `ModelRetry` sends its message back to the model for another attempt.
+        """
+        return self._drive(self._flow(messages, execute=True, context=context), stream)
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        for client in self._clients:
+            client.close()
+
+    def __enter__(self) -> ToolCallClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _drive(self, steps: Generator[Any, Any, ToolCallResult], stream: bool) -> ToolCallResult:
+        try:
+            effect = next(steps)
+            while True:
+                if isinstance(effect, ChatRequest):
+                    value: Any = self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                elif isinstance(effect, RouteQuery):
+                    value = self._ask_router(effect)
+                else:
+                    value = _invoke_sync(effect)
+                effect = steps.send(value)
+        except StopIteration as done:
+            result: ToolCallResult = done.value
+            return result
+        except ToolCallFailed as failed:
+            if self._on_escalate is None:
+                raise
+            fallback = self._on_escalate(failed)
+            if inspect.isawaitable(fallback):
+                fallback = asyncio.run(_awaited(fallback))
+            return fallback
+
+    def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
+        try:
+            value = query.router.decide(query.messages, query.tools)
+        except Exception as exc:
+            raise _route_error(query.router, exc) from exc
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise RouterError("this router is async: use AsyncToolCallClient with it")
+        return value  # type: ignore[no-any-return]
+
+    def _send(self, request: ChatRequest, stream: bool) -> Answer:
+        kwargs = self._request_kwargs(request, stream)
+        first = self._endpoint_order()
+        tries = 0
+        started = time.monotonic()
+
+        def once() -> Answer:
+            nonlocal tries
+            index = (first + tries) % len(self._clients)
+            tries += 1
+            client = self._clients[index]
+            if stream:
+                accumulator = StreamAccumulator()
+                try:
+                    for chunk in client.chat.completions.create(**kwargs):
+                        accumulator.add(chunk)
+                except httpx2.TransportError as exc:
+                    raise openai.APIConnectionError(request=exc.request) from exc
+                return _answer_from_stream(accumulator, time.monotonic() - started)
+            completion = client.chat.completions.create(**kwargs)
+            return _answer_from_completion(completion, time.monotonic() - started)
+
+        try:
+            answer: Answer = retrying(self._retry)(once)
+        except (openai.APIError, ValueError) as exc:
+            raise self._typed_error(exc, first, tries) from exc
+        self._log_attempt(request, answer)
+        return answer
+
+
+class AsyncToolCallClient(_ClientCore):
+    """The async twin of `ToolCallClient`: same arguments, `await` on every method.
+
+    Sync business functions run in a worker thread so they do not block the event loop;
+    async ones are awaited. Routers may define `async adecide(messages, tools)`.
+    """
+
+    def __init__(
+        self,
+        base_url: str | Sequence[str] | None = None,
+        *,
+        model: str,
+        tools: Iterable[Any] = (),
+        api_key: str | None = None,
+        max_retries: int = 2,
+        router: RouterSpec = "llm",
+        strict: bool = True,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        parallel_tool_calls: bool | None = None,
+        timeout: float = 120.0,
+        retry: RetryPolicy | None = None,
+        validation_context: Any = None,
+        on_escalate: Escalation | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        openai_client: openai.AsyncOpenAI | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        if openai_client is not None and base_url is None:
+            base_url = str(openai_client.base_url)
+        super().__init__(
+            model=model,
+            tools=tools,
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            router=router,
+            strict=strict,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            parallel_tool_calls=parallel_tool_calls,
+            timeout=timeout,
+            retry=retry,
+            validation_context=validation_context,
+            on_escalate=on_escalate,
+            extra_body=extra_body,
+            default_headers=default_headers,
+        )
+        if openai_client is not None:
+            self._clients = [openai_client.with_options(max_retries=0)]
+        else:
+            self._clients = [
+                openai.AsyncOpenAI(
+                    base_url=url,
+                    api_key=self._api_key,
+                    max_retries=0,
+                    timeout=timeout,
+                    http_client=http_client,
+                    default_headers=self._default_headers or None,
+                )
+                for url in self._base_urls
+            ]
+
+    async def call(
+        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+    ) -> ToolCallResult:
+        """Async `ToolCallClient.call`."""
+        return await self._drive(self._flow(messages, execute=False, context=context), stream)
+
+    async def run(
+        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+    ) -> ToolCallResult:
+        """Async `ToolCallClient.run`."""
+        return await self._drive(self._flow(messages, execute=True, context=context), stream)
+
+    async def close(self) -> None:
+        """Close the HTTP connections."""
+        for client in self._clients:
+            await client.close()
+
+    async def aclose(self) -> None:
+        """Alias of `close()`."""
+        await self.close()
+
+    async def __aenter__(self) -> AsyncToolCallClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def _drive(
+        self, steps: Generator[Any, Any, ToolCallResult], stream: bool
+    ) -> ToolCallResult:
+        try:
+            effect = next(steps)
+            while True:
+                if isinstance(effect, ChatRequest):
+                    value: Any = await self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                elif isinstance(effect, RouteQuery):
+                    value = await self._ask_router(effect)
+                else:
+                    value = await self._invoke(effect)
+                effect = steps.send(value)
+        except StopIteration as done:
+            result: ToolCallResult = done.value
+            return result
+        except ToolCallFailed as failed:
+            if self._on_escalate is None:
+                raise
+            fallback = self._on_escalate(failed)
+            if inspect.isawaitable(fallback):
+                fallback = await fallback
+            return fallback
+
+    async def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
+        router = query.router
+        try:
+            if hasattr(router, "adecide"):
+                value = await router.adecide(query.messages, query.tools)
+            else:
+                value = router.decide(query.messages, query.tools)
+                if inspect.isawaitable(value):
+                    value = await value
+        except Exception as exc:
+            raise _route_error(router, exc) from exc
+        return value  # type: ignore[no-any-return]
+
+    async def _invoke(self, effect: Execute) -> Outcome:
+        try:
+            if effect.tool.is_async:
+                value = await effect.tool.invoke(effect.arguments)
+            else:
+                value = await asyncio.to_thread(effect.tool.invoke, effect.arguments)
+                if inspect.isawaitable(value):
+                    value = await value
+        except ModelRetry as signal:
+            return Outcome(retry_message=signal.message)
+        except Exception as exc:
+            logger.warning("tool %s raised %s: %s", effect.tool.name, type(exc).__name__, exc)
+            return Outcome(error=exc)
+        return Outcome(output=value)
+
+    async def _send(self, request: ChatRequest, stream: bool) -> Answer:
+        kwargs = self._request_kwargs(request, stream)
+        first = self._endpoint_order()
+        tries = 0
+        started = time.monotonic()
+
+        async def once() -> Answer:
+            nonlocal tries
+            index = (first + tries) % len(self._clients)
+            tries += 1
+            client = self._clients[index]
+            if stream:
+                accumulator = StreamAccumulator()
+                try:
+                    async for chunk in await client.chat.completions.create(**kwargs):
+                        accumulator.add(chunk)
+                except httpx2.TransportError as exc:
+                    raise openai.APIConnectionError(request=exc.request) from exc
+                return _answer_from_stream(accumulator, time.monotonic() - started)
+            completion = await client.chat.completions.create(**kwargs)
+            return _answer_from_completion(completion, time.monotonic() - started)
+
+        try:
+            answer: Answer = await async_retrying(self._retry)(once)
+        except (openai.APIError, ValueError) as exc:
+            raise self._typed_error(exc, first, tries) from exc
+        self._log_attempt(request, answer)
+        return answer

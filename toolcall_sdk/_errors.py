@@ -1,0 +1,196 @@
+"""Every error the SDK raises.
+
+The tree::
+
+    ToolCallError                      root: catches everything the SDK raises
+    ├── ToolDefinitionError            a function or model cannot become a tool
+    │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    ├── ToolCallFailed                 no valid call within the retries; `.attempts`
+    ├── RouterError                    a router raised or returned no decision
+    ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
+    └── TransportError                 the server could not be used; nothing was executed
+        ├── ServerConnectionError      the connection failed or dropped (after transport retries)
+        ├── ServerTimeoutError         the server did not answer in time (after transport retries)
+        ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
+        └── ServerError                the server answered with an HTTP error; `.status_code`
+            ├── RateLimitedError       429, still limited after transport retries
+            ├── ServerUnavailableError 5xx, still failing after transport retries
+            └── RequestRejectedError   4xx other than 429: never retried, the request must change
+                ├── AuthenticationError        401/403: wrong or missing api_key
+                ├── ModelNotFoundError         404: the model name is not served
+                └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
+
+`ModelRetry` is not an error: a tool raises it to send a message back to the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolcall_sdk._results import Attempt
+
+__all__ = [
+    "AuthenticationError",
+    "ContextLengthExceededError",
+    "MalformedResponseError",
+    "ModelNotFoundError",
+    "ModelRetry",
+    "RateLimitedError",
+    "RequestRejectedError",
+    "RouterError",
+    "ServerConnectionError",
+    "ServerError",
+    "ServerTimeoutError",
+    "ServerUnavailableError",
+    "StrictSchemaError",
+    "ToolCallError",
+    "ToolCallFailed",
+    "ToolDefinitionError",
+    "ToolExecutionError",
+    "TransportError",
+]
+
+
+class ToolCallError(Exception):
+    """Root of every error raised by toolcall-sdk."""
+
+
+class ToolDefinitionError(ToolCallError, TypeError):
+    """A function or class cannot be turned into a tool.
+
+    Attributes:
+        tool_name: The name of the tool being defined, when known.
+    """
+
+    def __init__(self, message: str, *, tool_name: str | None = None) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class StrictSchemaError(ToolDefinitionError):
+    """A JSON schema cannot be converted to the strict form.
+
+    Attributes:
+        path: JSON-pointer-like location of the offending sub-schema.
+    """
+
+    def __init__(self, message: str, *, tool_name: str | None = None, path: str = "") -> None:
+        super().__init__(message, tool_name=tool_name)
+        self.path = path
+
+
+class ToolCallFailed(ToolCallError):
+    """The model did not produce a valid tool call within the retry budget.
+
+    No business function has run when this is raised.
+
+    Attributes:
+        attempts: One record per model answer, in order, each saying what failed and why.
+    """
+
+    def __init__(self, message: str, *, attempts: Sequence[Attempt]) -> None:
+        super().__init__(message)
+        self.attempts = list(attempts)
+
+
+class RouterError(ToolCallError):
+    """A router failed or returned something that is not a decision."""
+
+
+class ToolExecutionError(ToolCallError):
+    """A business function raised while `run()` executed it.
+
+    Attributes:
+        tool_name: The tool whose function raised.
+        call_id: The id of the tool call.
+    """
+
+    def __init__(self, message: str, *, tool_name: str, call_id: str) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+        self.call_id = call_id
+
+
+class TransportError(ToolCallError):
+    """The server could not be used. No model attempt was counted for it."""
+
+
+class ServerConnectionError(TransportError):
+    """The connection to the server failed or dropped, after the transport retries."""
+
+
+class ServerTimeoutError(TransportError):
+    """The server did not answer within the timeout, after the transport retries."""
+
+
+class MalformedResponseError(TransportError):
+    """The server answered HTTP 200 with a body that is not a chat completion.
+
+    Attributes:
+        body: The start of what the server sent.
+    """
+
+    def __init__(self, message: str, *, body: str = "") -> None:
+        super().__init__(message)
+        self.body = body
+
+
+class ServerError(TransportError):
+    """The server answered with an HTTP error status.
+
+    Attributes:
+        status_code: The HTTP status.
+        server_message: The error message the server gave, if any.
+    """
+
+    def __init__(self, message: str, *, status_code: int, server_message: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.server_message = server_message
+
+
+class RateLimitedError(ServerError):
+    """HTTP 429 persisted after the transport retries."""
+
+
+class ServerUnavailableError(ServerError):
+    """HTTP 5xx persisted after the transport retries."""
+
+
+class RequestRejectedError(ServerError):
+    """The server rejected the request (4xx); retrying the same request cannot help."""
+
+
+class AuthenticationError(RequestRejectedError):
+    """HTTP 401/403: the api_key is missing or wrong."""
+
+
+class ModelNotFoundError(RequestRejectedError):
+    """HTTP 404: the server does not serve this model name."""
+
+
+class ContextLengthExceededError(RequestRejectedError):
+    """The prompt plus max_tokens does not fit the server's max_model_len."""
+
+
+class ModelRetry(Exception):
+    """Raised by a tool to send a message back to the model and ask for another call.
+
+    Not a `ToolCallError`: it never escapes the client. The message becomes the `tool`
+    message for that call, and the attempt counts against `max_retries`.
+
+    Example:
+        ```python
+        @tool
+        def get_order(order_id: str) -> dict:
+            if order_id not in ORDERS:
+                raise ModelRetry(f"no order {order_id}; ask the user to check the id")
+            return ORDERS[order_id]
+        ```
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,0 +1,86 @@
+"""Chat messages in and out: what the user passes, what goes back into the history."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["MessagesInput", "assistant_history_entry", "to_messages", "tool_output_content"]
+
+MessagesInput = str | Sequence[Mapping[str, Any] | BaseModel]
+
+
+def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:
+    """Copy the user's input into a list of plain message dicts.
+
+    A string becomes one user message. OpenAI message objects (Pydantic models) are dumped.
+
+    Raises:
+        TypeError: Something that is not a message.
+        ValueError: An empty conversation.
+    """
+    if isinstance(messages, str):
+        return [{"role": "user", "content": messages}]
+    out: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, BaseModel):
+            item = message.model_dump(exclude_none=True)
+        elif isinstance(message, Mapping):
+            item = dict(message)
+        else:
+            raise TypeError(
+                f"messages[{index}] is a {type(message).__name__}; expected a dict like "
+                '{"role": "user", "content": "..."}'
+            )
+        if "role" not in item:
+            raise ValueError(f"messages[{index}] has no 'role'")
+        out.append(item)
+    if not out:
+        raise ValueError("messages is empty: pass a string or at least one message")
+    return out
+
+
+def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The assistant message as it goes back into the conversation.
+
+    Only the fields chat templates understand are kept; arguments stay JSON strings and an
+    empty `tool_calls` list is dropped (several vLLM templates choke on either).
+    """
+    entry: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    tool_calls = message.get("tool_calls") or []
+    if tool_calls:
+        entry["tool_calls"] = [
+            {
+                "id": call.get("id"),
+                "type": "function",
+                "function": {
+                    "name": (call.get("function") or {}).get("name"),
+                    "arguments": _arguments_text((call.get("function") or {}).get("arguments")),
+                },
+            }
+            for call in tool_calls
+        ]
+    return entry
+
+
+def tool_output_content(output: Any) -> str:
+    """The text of a `tool` message carrying a business function's result."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, BaseModel):
+        return output.model_dump_json()
+    try:
+        return json.dumps(output, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(output)
+
+
+def _arguments_text(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    if arguments is None:
+        return "{}"
+    return json.dumps(arguments, ensure_ascii=False)

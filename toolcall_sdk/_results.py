@@ -1,0 +1,209 @@
+"""What a call returns: validated calls, one record per model answer, and the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from toolcall_sdk._errors import ToolExecutionError
+
+__all__ = [
+    "Attempt",
+    "FieldError",
+    "Problem",
+    "ProblemKind",
+    "RequestSummary",
+    "ToolCall",
+    "ToolCallResult",
+    "Usage",
+]
+
+ProblemKind = Literal[
+    "unknown_tool",  # the model named a tool that is not offered
+    "invalid_json",  # the arguments are not a JSON object
+    "invalid_arguments",  # the arguments failed Pydantic validation
+    "no_tool_call",  # a forced call came back as text
+    "tool_retry",  # the business function raised ModelRetry
+    "not_executed",  # valid, but sent back because another call of the same answer failed
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One invalid field of a call's arguments.
+
+    Attributes:
+        field: Dotted location, e.g. `customer_id` or `items.0.sku`.
+        message: What is wrong, in words a small model can act on.
+        value: The value the model sent, if there was one.
+    """
+
+    field: str
+    message: str
+    value: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why one tool call (or a whole answer) was rejected.
+
+    Attributes:
+        kind: The class of failure.
+        message: One-line summary.
+        tool_name: The tool the model named, if any.
+        call_id: The tool-call id the feedback answers, if any.
+        raw_arguments: The arguments exactly as the model sent them.
+        fields: Field-level errors for `invalid_arguments`.
+    """
+
+    kind: ProblemKind
+    message: str
+    tool_name: str | None = None
+    call_id: str | None = None
+    raw_arguments: str | None = None
+    fields: tuple[FieldError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts the server reported (zero when it reported none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSummary:
+    """What was asked of the server, without the messages or any credential.
+
+    Attributes:
+        stage: `route`, `call` or `answer`.
+        tool_choice: The `tool_choice` sent.
+        tools: Names of the tools offered.
+        temperature: The temperature sent.
+        message_count: How many messages the request carried.
+    """
+
+    stage: str
+    tool_choice: Any
+    tools: tuple[str, ...]
+    temperature: float | None
+    message_count: int
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One validated tool call.
+
+    Attributes:
+        id: The tool-call id the server gave.
+        name: The tool's name.
+        arguments: The validated Pydantic model instance.
+        raw_arguments: The JSON text the model produced.
+        output: What the business function returned (set by `run()`).
+        error: The exception the business function raised, if it did (set by `run()`).
+        executed: Whether `run()` ran the business function.
+    """
+
+    id: str
+    name: str
+    arguments: BaseModel
+    raw_arguments: str
+    output: Any = None
+    error: BaseException | None = None
+    executed: bool = False
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One model answer in stage 2 and what became of it.
+
+    Attributes:
+        number: 1 for the first request, 2 for the first retry, ...
+        request: What was asked.
+        raw_message: The assistant message as the server sent it (a dict).
+        finish_reason: The server's finish reason.
+        problems: Why the answer (or some of its calls) was rejected; empty when it passed.
+        feedback: The messages appended for the next attempt.
+        usage: Tokens the server reported for this request.
+        latency_s: Seconds the request took, transport retries included.
+    """
+
+    number: int
+    request: RequestSummary
+    raw_message: dict[str, Any]
+    finish_reason: str | None
+    problems: list[Problem] = field(default_factory=list)
+    feedback: list[dict[str, Any]] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when every call of this answer was accepted."""
+        return not self.problems
+
+    @property
+    def error_kinds(self) -> list[str]:
+        """The kinds of the problems, in order (`["invalid_arguments"]`, ...)."""
+        return [problem.kind for problem in self.problems]
+
+
+@dataclass(slots=True)
+class ToolCallResult:
+    """The outcome of `call()` or `run()`.
+
+    Attributes:
+        called: Whether stage 1 decided a tool was needed.
+        calls: The validated calls (with `.output` after `run()`).
+        content: The assistant's text when no tool was called (else any text it added).
+        attempts: One record per stage-2 model answer.
+        messages: The conversation to continue from: the input, the accepted assistant
+            message and, after `run()`, one `tool` message per executed call.
+        route: The stage-1 decision.
+        usage: Tokens over every request made, router included.
+    """
+
+    called: bool
+    calls: list[ToolCall] = field(default_factory=list)
+    content: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    route: Any = None
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def call(self) -> ToolCall:
+        """The single call; raises if there is not exactly one."""
+        if len(self.calls) != 1:
+            raise ValueError(f"expected exactly one tool call, got {len(self.calls)}")
+        return self.calls[0]
+
+    @property
+    def outputs(self) -> list[Any]:
+        """The outputs of the executed calls, in order."""
+        return [c.output for c in self.calls]
+
+    def raise_for_errors(self) -> None:
+        """Raise `ToolExecutionError` for the first call whose business function raised."""
+        for call in self.calls:
+            if call.error is not None:
+                raise ToolExecutionError(
+                    f"tool {call.name!r} (call {call.id}) raised "
+                    f"{type(call.error).__name__}: {call.error}",
+                    tool_name=call.name,
+                    call_id=call.id,
+                ) from call.error

@@ -1,0 +1,236 @@
+"""Stage 1: deciding whether a tool is needed, and which few.
+
+A router is anything with `decide(messages, tools) -> RouteDecision | bool` (and, for the
+async client, optionally `async adecide(...)`), or a plain callable of the same shape.
+The client resolves `router="always" | "never" | "llm" | object | callable` here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from toolcall_sdk._errors import RouterError
+from toolcall_sdk._tools import Tool
+
+__all__ = [
+    "AlwaysRouter",
+    "LLMRouter",
+    "NeverRouter",
+    "RouteDecision",
+    "Router",
+    "coerce_decision",
+    "resolve_router",
+]
+
+
+@dataclass(slots=True)
+class RouteDecision:
+    """A stage-1 decision.
+
+    Attributes:
+        call: Whether a tool call is needed.
+        tools: Ranked shortlist of tool names for stage 2; empty means "all tools".
+        score: Confidence that a call is needed, from 0 to 1.
+        router: Which router decided.
+        reason: Why, in a few words.
+    """
+
+    call: bool
+    tools: list[str] = field(default_factory=list)
+    score: float = 1.0
+    router: str = ""
+    reason: str = ""
+
+
+@runtime_checkable
+class Router(Protocol):
+    """What the client needs of a router object."""
+
+    def decide(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> RouteDecision | bool:
+        """Decide whether answering `messages` needs one of `tools`."""
+        ...
+
+
+class AlwaysRouter:
+    """Always call a tool (stage 2 runs for every request)."""
+
+    name = "always"
+
+    def decide(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> RouteDecision:
+        """Decide "call" whenever there is a tool."""
+        return RouteDecision(call=bool(tools), router=self.name, reason="router='always'")
+
+
+class NeverRouter:
+    """Never call a tool: every request gets a plain answer with `tool_choice="none"`."""
+
+    name = "never"
+
+    def decide(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> RouteDecision:
+        """Decide "no call"."""
+        return RouteDecision(call=False, score=0.0, router=self.name, reason="router='never'")
+
+
+# The router's question is asked in a fresh two-message conversation (system + user) so
+# it renders under every chat template, including those that demand strict alternation.
+_ROUTE_SYSTEM = (
+    "You decide whether the assistant must call a tool to answer the user's last message.\n"
+    "Tools:\n{tools}\n"
+    'Answer with JSON: {{"need_tool": true}} if one of these tools is needed, '
+    '{{"need_tool": false}} if the assistant can answer directly (greetings, thanks, '
+    "general questions, requests no tool can serve)."
+)
+_ROUTE_USER = "Conversation:\n{transcript}\n\nIs a tool call needed now?"
+_ROUTE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"need_tool": {"type": "boolean"}},
+    "required": ["need_tool"],
+    "additionalProperties": False,
+}
+# Only the recent turns matter for "is a tool needed now"; older ones cost tokens.
+_TRANSCRIPT_MESSAGES = 6
+_TRANSCRIPT_CHARS = 2000
+
+
+class LLMRouter:
+    """Ask the served model itself, with a constrained one-field JSON answer.
+
+    One short request (structured output, temperature 0, a handful of tokens) answered
+    `{"need_tool": true|false}`. An answer that cannot be read is taken as "call": a forced
+    call is validated afterwards, while a wrong "no" would silently drop the request.
+
+    Args:
+        max_tokens: Token budget of the answer.
+    """
+
+    name = "llm"
+
+    def __init__(self, *, max_tokens: int = 16) -> None:
+        self.max_tokens = max_tokens
+
+    def request_params(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> dict[str, Any]:
+        """The body of the routing request (without `model`)."""
+        listing = "\n".join(f"- {t.name}: {_first_line(t.description)}" for t in tools)
+        return {
+            "messages": [
+                {"role": "system", "content": _ROUTE_SYSTEM.format(tools=listing)},
+                {"role": "user", "content": _ROUTE_USER.format(transcript=_transcript(messages))},
+            ],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "route", "schema": _ROUTE_SCHEMA, "strict": True},
+            },
+            "temperature": 0.0,
+            "max_tokens": self.max_tokens,
+        }
+
+    def interpret(self, message: Mapping[str, Any]) -> RouteDecision:
+        """Read the routing answer (an assistant message dict)."""
+        if message.get("tool_calls"):
+            return RouteDecision(call=True, router=self.name, reason="the model answered a call")
+        content = message.get("content") or ""
+        try:
+            answer = json.loads(content)
+            need = answer["need_tool"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return RouteDecision(
+                call=True,
+                score=0.5,
+                router=self.name,
+                reason=f"unreadable router answer {content[:40]!r}; calling to be safe",
+            )
+        if not isinstance(need, bool):
+            return RouteDecision(call=True, score=0.5, router=self.name, reason="non-boolean")
+        return RouteDecision(
+            call=need,
+            score=1.0 if need else 0.0,
+            router=self.name,
+            reason="model: tool needed" if need else "model: no tool needed",
+        )
+
+
+RouterSpec = str | Router | Callable[..., Any]
+
+
+class _CallableRouter:
+    """Wraps a plain `(messages, tools) -> bool | RouteDecision` callable (sync or async)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self.name = getattr(function, "__name__", "callable")
+        self.is_async = inspect.iscoroutinefunction(function)
+
+    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]) -> Any:
+        return self.function(messages, tools)
+
+
+def resolve_router(spec: RouterSpec) -> Any:
+    """Turn the client's `router=` argument into a router object."""
+    if isinstance(spec, str):
+        named: dict[str, Callable[[], Any]] = {
+            "llm": LLMRouter,
+            "always": AlwaysRouter,
+            "never": NeverRouter,
+        }
+        if spec not in named:
+            raise RouterError(
+                f"unknown router {spec!r}: use 'llm', 'always', 'never', a router object "
+                "or a callable (messages, tools) -> bool | RouteDecision"
+            )
+        return named[spec]()
+    if hasattr(spec, "decide") or hasattr(spec, "adecide"):
+        return spec
+    if callable(spec):
+        return _CallableRouter(spec)
+    raise RouterError(f"router={spec!r} is neither a name, a router object nor a callable")
+
+
+def coerce_decision(value: Any, router: Any) -> RouteDecision:
+    """Accept a bare bool or a `RouteDecision` from a router; anything else is an error."""
+    name = getattr(router, "name", type(router).__name__)
+    if isinstance(value, RouteDecision):
+        if not value.router:
+            value.router = name
+        return value
+    if isinstance(value, bool):
+        return RouteDecision(call=value, score=1.0 if value else 0.0, router=name)
+    raise RouterError(
+        f"router {name!r} returned {type(value).__name__}; expected bool or RouteDecision"
+    )
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "(no description)"
+
+
+def _transcript(messages: Sequence[Mapping[str, Any]]) -> str:
+    lines: list[str] = []
+    for message in list(messages)[-_TRANSCRIPT_MESSAGES:]:
+        role = message.get("role", "user")
+        if role == "system":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = " ".join(
+                str(part.get("text", "")) for part in content if isinstance(part, Mapping)
+            )
+        text = str(content or "").strip()
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            text += f" [called {function.get('name')}({function.get('arguments', '')})]"
+        label = "tool result" if role == "tool" else role
+        lines.append(f"{label}: {text.strip()}")
+    transcript = "\n".join(lines)
+    return transcript[-_TRANSCRIPT_CHARS:]

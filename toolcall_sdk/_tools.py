@@ -1,0 +1,330 @@
+"""`@tool`: business functions (or Pydantic models) become tools the model can call.
+
+The arguments model is a Pydantic model built from the function signature; the tool's
+JSON schema, its validation and the call of the function all derive from that one model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Generic, ParamSpec, TypeVar, overload
+
+import docstring_parser
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from toolcall_sdk._errors import ToolDefinitionError
+from toolcall_sdk._schema import openai_tool_entry
+
+__all__ = ["Tool", "as_tool", "tool"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# OpenAI and vLLM both accept function names of this form; anything else is rejected by
+# some servers or mangled by some chat templates.
+_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class Tool(Generic[P, R]):
+    """A tool the model may call: a name, a description and a Pydantic arguments model.
+
+    Created by `@tool`. Calling the object calls the wrapped function unchanged, so a
+    decorated business function keeps working in ordinary code.
+
+    Attributes:
+        name: The function name the model sees.
+        description: The description the model sees.
+        args_model: The Pydantic model that validates the model's arguments.
+        function: The business function, or None for a call-only tool made from a model.
+        strict: True/False to force the strict schema form for this tool, None to follow
+            the client's setting.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        args_model: type[BaseModel],
+        function: Callable[P, R] | None = None,
+        strict: bool | None = None,
+        model_parameter: str | None = None,
+    ) -> None:
+        _check_name(name)
+        self.name = name
+        self.description = description
+        self.args_model = args_model
+        self.function = function
+        self.strict = strict
+        # Set when the function takes one Pydantic model: it gets the instance itself.
+        self._model_parameter = model_parameter
+        self.is_async = function is not None and inspect.iscoroutinefunction(function)
+        if function is not None:
+            self.__doc__ = function.__doc__
+            self.__wrapped__ = function
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if self.function is None:
+            raise ToolDefinitionError(
+                f"tool {self.name!r} was defined from a model and has no function to call",
+                tool_name=self.name,
+            )
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        kind = "async " if self.is_async else ""
+        target = "call-only" if self.function is None else f"{kind}function"
+        return f"<Tool {self.name!r} ({target})>"
+
+    def openai_schema(self, *, strict: bool = True) -> dict[str, Any]:
+        """The OpenAI `tools` entry for this tool.
+
+        Args:
+            strict: The client's default; the tool's own `strict` setting wins over it.
+
+        Returns:
+            `{"type": "function", "function": {"name", "description", "parameters", ...}}`.
+        """
+        use_strict = strict if self.strict is None else self.strict
+        return openai_tool_entry(
+            name=self.name,
+            description=self.description,
+            parameters=self.args_model.model_json_schema(),
+            strict=use_strict,
+        )
+
+    def invoke(self, arguments: BaseModel) -> R | Awaitable[R]:
+        """Call the business function with validated arguments.
+
+        Returns the function's result, or an awaitable for an async function.
+        """
+        if self.function is None:
+            raise ToolDefinitionError(
+                f"tool {self.name!r} is call-only (defined from a model); it cannot be run",
+                tool_name=self.name,
+            )
+        function: Callable[..., Any] = self.function
+        if self._model_parameter is not None:
+            return function(**{self._model_parameter: arguments})  # type: ignore[no-any-return]
+        values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+        return function(**values)  # type: ignore[no-any-return]
+
+
+@overload
+def tool(function: Callable[P, R], /) -> Tool[P, R]: ...
+
+
+@overload
+def tool(function: type[BaseModel], /) -> Tool[..., Any]: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
+
+
+def tool(
+    function: Callable[P, R] | type[BaseModel] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+) -> Tool[P, R] | Tool[..., Any] | Callable[[Callable[P, R]], Tool[P, R]]:
+    """Turn a function (sync or async) or a Pydantic model into a tool.
+
+    Use bare (`@tool`) or with options (`@tool(name=..., description=..., strict=...)`).
+    Each parameter becomes a field of the arguments model: its annotation (including
+    `Annotated[..., Field(...)]`), its default, and its line in the docstring's
+    `Args:` section as the description. A function taking a single Pydantic model gets
+    that model's fields as its arguments and is called with the validated instance.
+    A Pydantic model class on its own makes a call-only tool (no function to run).
+
+    Args:
+        function: The function or model (when used bare).
+        name: The name the model sees; defaults to the function's `__name__`, or the
+            model's class name in snake_case.
+        description: Overrides the docstring's summary.
+        strict: Force (True) or disable (False) the strict schema form for this tool;
+            None follows the client.
+
+    Returns:
+        A `Tool`, or a decorator producing one.
+    """
+
+    def build(target: Callable[P, R] | type[BaseModel]) -> Tool[P, R]:
+        # The decorating frame's locals resolve string annotations of classes defined
+        # next to the function (inside a test or a factory function).
+        return _build_tool(
+            target,
+            name=name,
+            description=description,
+            strict=strict,
+            localns=_caller_locals(),
+        )
+
+    if function is None:
+        return build
+    return _build_tool(
+        function, name=name, description=description, strict=strict, localns=_caller_locals()
+    )
+
+
+def _caller_locals() -> dict[str, Any]:
+    frame = inspect.currentframe()
+    try:
+        caller = frame.f_back.f_back if frame and frame.f_back else None
+        return dict(caller.f_locals) if caller is not None else {}
+    finally:
+        del frame
+
+
+def as_tool(item: object) -> Tool[..., Any]:
+    """Coerce what a user passed in `tools=[...]` to a `Tool`."""
+    if isinstance(item, Tool):
+        return item
+    if isinstance(item, type) and issubclass(item, BaseModel):
+        return _build_tool(item, name=None, description=None, strict=None)
+    if callable(item):
+        return _build_tool(item, name=None, description=None, strict=None)
+    raise ToolDefinitionError(
+        f"cannot use {item!r} as a tool: pass a function, a @tool object or a Pydantic model class"
+    )
+
+
+def _build_tool(
+    target: Callable[..., Any] | type[BaseModel],
+    *,
+    name: str | None,
+    description: str | None,
+    strict: bool | None,
+    localns: dict[str, Any] | None = None,
+) -> Tool[Any, Any]:
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        doc = docstring_parser.parse(inspect.getdoc(target) or "")
+        return Tool(
+            name=name or _snake_case(target.__name__),
+            description=description if description is not None else _summary(doc),
+            args_model=target,
+            strict=strict,
+        )
+    if not callable(target):
+        raise ToolDefinitionError(f"@tool needs a function or a Pydantic model, got {target!r}")
+    tool_name = name or getattr(target, "__name__", None)
+    if not tool_name or tool_name == "<lambda>":
+        raise ToolDefinitionError("a lambda or nameless callable needs @tool(name=...)")
+    _check_name(tool_name)
+    doc = docstring_parser.parse(inspect.getdoc(target) or "")
+    args_model, model_parameter = _arguments_model(target, tool_name, doc, localns)
+    return Tool(
+        name=tool_name,
+        description=description if description is not None else _summary(doc),
+        args_model=args_model,
+        function=target,
+        strict=strict,
+        model_parameter=model_parameter,
+    )
+
+
+def _arguments_model(
+    function: Callable[..., Any],
+    tool_name: str,
+    doc: docstring_parser.Docstring,
+    localns: dict[str, Any] | None,
+) -> tuple[type[BaseModel], str | None]:
+    try:
+        hints = typing.get_type_hints(function, localns=localns, include_extras=True)
+    except NameError as exc:
+        raise ToolDefinitionError(
+            f"cannot resolve the annotations of {tool_name!r}: {exc}. Types used in annotations "
+            "must be importable from the function's module (not defined inside a function) "
+            "when the module uses `from __future__ import annotations`",
+            tool_name=tool_name,
+        ) from exc
+    signature = inspect.signature(function)
+    parameters = list(signature.parameters.values())
+    for parameter in parameters:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: *args/**kwargs cannot be described to a model; "
+                "name each parameter",
+                tool_name=tool_name,
+            )
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: positional-only parameter {parameter.name!r} cannot be "
+                "passed by name",
+                tool_name=tool_name,
+            )
+        if parameter.name not in hints:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: parameter {parameter.name!r} has no type annotation; "
+                "the model needs a type to fill it",
+                tool_name=tool_name,
+            )
+
+    if len(parameters) == 1:
+        only = parameters[0]
+        bare = _strip_annotated(hints[only.name])
+        if isinstance(bare, type) and issubclass(bare, BaseModel):
+            return bare, only.name
+
+    descriptions = {p.arg_name: p.description for p in doc.params if p.description}
+    fields: dict[str, Any] = {}
+    for parameter in parameters:
+        annotation = _with_description(hints[parameter.name], descriptions.get(parameter.name))
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, default)
+    model = create_model(
+        _camel_case(tool_name),
+        __config__=ConfigDict(extra="forbid"),
+        __module__=getattr(function, "__module__", __name__),
+        **fields,
+    )
+    return model, None
+
+
+def _check_name(name: str) -> None:
+    if not _NAME_PATTERN.match(name):
+        raise ToolDefinitionError(
+            f"tool name {name!r} is not valid: use 1-64 letters, digits, '_' or '-'",
+            tool_name=name,
+        )
+
+
+def _strip_annotated(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _with_description(annotation: Any, description: str | None) -> Any:
+    """Attach the docstring description so that an explicit `Field(description=)` still wins."""
+    if not description:
+        return annotation
+    docstring_field = Field(description=description)
+    if typing.get_origin(annotation) is Annotated:
+        base, *metadata = typing.get_args(annotation)
+        # Later metadata overrides earlier in Pydantic, so the user's own Field comes last.
+        return Annotated[(base, docstring_field, *metadata)]
+    return Annotated[annotation, docstring_field]
+
+
+def _summary(doc: docstring_parser.Docstring) -> str:
+    parts = [doc.short_description or "", doc.long_description or ""]
+    return "\n\n".join(part.strip() for part in parts if part and part.strip())
+
+
+def _camel_case(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-]+", name) if part)
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()

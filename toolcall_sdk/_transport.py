@@ -1,0 +1,250 @@
+"""Getting one request through: transient-failure retries, failover, typed errors.
+
+Transport retries (429, 5xx, dropped connections, timeouts) are separate from model
+attempts: they resend the same request, never re-run a business function and never count
+against `max_retries`. Each request is bounded by attempts *and* a deadline. Other 4xx
+responses are never retried: the same request would fail the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+)
+
+from toolcall_sdk._errors import (
+    AuthenticationError,
+    ContextLengthExceededError,
+    ModelNotFoundError,
+    RateLimitedError,
+    RequestRejectedError,
+    ServerConnectionError,
+    ServerTimeoutError,
+    ServerUnavailableError,
+    TransportError,
+)
+
+__all__ = ["RetryPolicy", "async_retrying", "is_transient", "retrying", "translate_error"]
+
+logger = logging.getLogger("toolcall_sdk")
+
+# Phrases vLLM (and other OpenAI-compatible servers) use when a request does not fit.
+_CONTEXT_PHRASES = (
+    "maximum context length",
+    "max_model_len",
+    "maximum model length",
+    "context length",
+    "too many tokens",
+    "is too long",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Transport retries for one request.
+
+    Attributes:
+        attempts: Tries per request, the first included.
+        deadline: Seconds after which no new try starts.
+        initial_backoff: First backoff in seconds; doubles each retry.
+        max_backoff: Cap of one backoff.
+        jitter: Up to this many seconds of random extra wait, so clients that failed
+            together do not retry together.
+        max_retry_after: Cap on a server's `Retry-After`, in seconds.
+        sleep: Replaces `time.sleep` (a test switch: record the backoffs, wait for none).
+        async_sleep: Replaces `asyncio.sleep` for the async client.
+    """
+
+    attempts: int = 4
+    deadline: float = 120.0
+    initial_backoff: float = 0.5
+    max_backoff: float = 8.0
+    jitter: float = 0.5
+    max_retry_after: float = 30.0
+    sleep: Callable[[float], None] | None = None
+    async_sleep: Callable[[float], Awaitable[None]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError("RetryPolicy.attempts must be at least 1")
+        if self.deadline <= 0:
+            raise ValueError("RetryPolicy.deadline must be positive")
+
+    def backoff(self, retry_state: RetryCallState) -> float:
+        """Seconds to wait before the next try (tenacity `wait` strategy)."""
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        retry_after = _retry_after(exc)
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after)
+        exponent = max(retry_state.attempt_number - 1, 0)
+        base = min(self.initial_backoff * (2**exponent), self.max_backoff)
+        return float(base + random.uniform(0, self.jitter))
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether resending the same request may succeed."""
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    return False
+
+
+def retrying(policy: RetryPolicy) -> Retrying:
+    """A tenacity controller for the sync client."""
+    kwargs = _controller_kwargs(policy)
+    if policy.sleep is not None:
+        kwargs["sleep"] = policy.sleep
+    return Retrying(**kwargs)
+
+
+def async_retrying(policy: RetryPolicy) -> AsyncRetrying:
+    """A tenacity controller for the async client."""
+    kwargs = _controller_kwargs(policy)
+    if policy.async_sleep is not None:
+        kwargs["sleep"] = policy.async_sleep
+    return AsyncRetrying(**kwargs)
+
+
+def _controller_kwargs(policy: RetryPolicy) -> dict[str, Any]:
+    return {
+        "stop": stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
+        "wait": policy.backoff,
+        "retry": retry_if_exception(is_transient),
+        "before_sleep": _log_retry,
+        "reraise": True,
+    }
+
+
+def _log_retry(retry_state: RetryCallState) -> None:
+    outcome = retry_state.outcome
+    exc = outcome.exception() if outcome is not None else None
+    wait = retry_state.next_action.sleep if retry_state.next_action else 0.0
+    logger.warning(
+        "transport retry %d after %s; waiting %.2fs",
+        retry_state.attempt_number,
+        _describe(exc),
+        wait,
+    )
+
+
+def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int) -> TransportError:
+    """Map an openai exception to the SDK's typed error, with what to do about it."""
+    where = f"{base_url} after {tries} tr{'y' if tries == 1 else 'ies'}"
+    if isinstance(exc, openai.APITimeoutError):
+        return ServerTimeoutError(
+            f"the server at {where} did not answer in time. It may be overloaded or "
+            "compiling a grammar for a new schema: raise timeout= or check the server's load"
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return ServerConnectionError(
+            f"could not reach the server at {where} ({_cause(exc)}). Is it running? Start one "
+            "with `toolcall-sdk launch MODEL`, or check base_url"
+        )
+    if not isinstance(exc, openai.APIStatusError):
+        return TransportError(f"request to {base_url} failed: {_describe(exc)}")
+    status = exc.status_code
+    message = _server_message(exc)
+    if status == 429:
+        return RateLimitedError(
+            f"rate limited by {where}: {message}. Lower the request rate or concurrency",
+            status_code=status,
+            server_message=message,
+        )
+    if status >= 500:
+        return ServerUnavailableError(
+            f"server error {status} from {where}: {message}",
+            status_code=status,
+            server_message=message,
+        )
+    if status in (401, 403):
+        return AuthenticationError(
+            f"the server at {base_url} rejected the credentials (HTTP {status}). Pass the "
+            "api_key= that the server was started with (vLLM's --api-key)",
+            status_code=status,
+            server_message=message,
+        )
+    if status == 404:
+        return ModelNotFoundError(
+            f"the server at {base_url} does not serve model {model!r} (HTTP 404: {message}). "
+            f"Use a name listed by GET {base_url.rstrip('/')}/models, or the server's "
+            "--served-model-name",
+            status_code=status,
+            server_message=message,
+        )
+    lowered = message.lower()
+    if status in (400, 413) and any(phrase in lowered for phrase in _CONTEXT_PHRASES):
+        return ContextLengthExceededError(
+            f"the request does not fit the model's context (HTTP {status}: {message}). "
+            "Shorten the conversation, lower max_tokens, or start vLLM with a larger "
+            "--max-model-len",
+            status_code=status,
+            server_message=message,
+        )
+    return RequestRejectedError(
+        f"the server at {base_url} rejected the request (HTTP {status}: {message}){_hint(lowered)}",
+        status_code=status,
+        server_message=message,
+    )
+
+
+def _hint(message: str) -> str:
+    if "auto" in message and "tool" in message and "enable" in message:
+        return (
+            ". Start vLLM with --enable-auto-tool-choice and the --tool-call-parser of the "
+            "model family (`toolcall-sdk launch MODEL` does both)"
+        )
+    if "tool_choice" in message or "tool choice" in message:
+        return ". The server does not accept this tool_choice; check that vLLM is >= 0.8.3"
+    if "strict" in message:
+        return ". The server rejects strict tool schemas: pass strict=False to the client"
+    return ""
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        text = inner.get("message") if isinstance(inner, dict) else None
+        if isinstance(text, str) and text:
+            return text
+    return str(exc.message)
+
+
+def _retry_after(exc: BaseException | None) -> float | None:
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    value = exc.response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        return None  # an HTTP date: fall back to the exponential backoff
+
+
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    return _describe(cause) if cause is not None else _describe(exc)
+
+
+def _describe(exc: BaseException | None) -> str:
+    if exc is None:
+        return "no error"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,164 @@
+"""Checking one assistant answer against the offered tools.
+
+Pure functions: an assistant message (as a dict) in, validated calls and problems out.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from toolcall_sdk._feedback import field_errors_from_pydantic
+from toolcall_sdk._results import Problem, ToolCall
+from toolcall_sdk._tools import Tool
+
+__all__ = ["check_answer", "drop_null_defaults"]
+
+
+def check_answer(
+    message: Mapping[str, Any],
+    tools: Mapping[str, Tool[..., Any]],
+    *,
+    context: Any = None,
+) -> tuple[list[ToolCall], list[Problem]]:
+    """Validate every tool call of an assistant message.
+
+    Args:
+        message: The assistant message, with `tool_calls` in OpenAI form.
+        tools: The tools that were offered, by name.
+        context: Passed to Pydantic as the validation context.
+
+    Returns:
+        The calls that passed and the problems of those that did not. An answer with no
+        tool call at all gives one `no_tool_call` problem.
+    """
+    raw_calls = message.get("tool_calls") or []
+    if not raw_calls:
+        return [], [Problem(kind="no_tool_call", message="the answer has no tool call")]
+    calls: list[ToolCall] = []
+    problems: list[Problem] = []
+    for index, raw in enumerate(raw_calls):
+        function = raw.get("function") or {}
+        call_id = str(raw.get("id") or f"call_{index}")
+        name = function.get("name")
+        arguments = function.get("arguments")
+        raw_arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        tool = tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            problems.append(
+                Problem(
+                    kind="unknown_tool",
+                    message=f"no tool named {name!r}",
+                    tool_name=name if isinstance(name, str) else None,
+                    call_id=call_id,
+                    raw_arguments=raw_arguments,
+                )
+            )
+            continue
+        data, json_error = _parse_arguments(arguments)
+        if json_error is not None:
+            problems.append(
+                Problem(
+                    kind="invalid_json",
+                    message=json_error,
+                    tool_name=tool.name,
+                    call_id=call_id,
+                    raw_arguments=raw_arguments,
+                )
+            )
+            continue
+        try:
+            instance = tool.args_model.model_validate(
+                drop_null_defaults(tool.args_model, data), context=context
+            )
+        except ValidationError as exc:
+            fields = field_errors_from_pydantic(exc.errors(include_url=False))
+            problems.append(
+                Problem(
+                    kind="invalid_arguments",
+                    message="; ".join(f"{f.field}: {f.message}" for f in fields),
+                    tool_name=tool.name,
+                    call_id=call_id,
+                    raw_arguments=raw_arguments,
+                    fields=fields,
+                )
+            )
+            continue
+        calls.append(
+            ToolCall(id=call_id, name=tool.name, arguments=instance, raw_arguments=raw_arguments)
+        )
+    return calls, problems
+
+
+def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
+    if isinstance(arguments, dict):
+        return arguments, None
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        # Servers send "" (or nothing) for a call without parameters.
+        return {}, None
+    if not isinstance(arguments, str):
+        return {}, f"expected a JSON object, got {type(arguments).__name__}"
+    try:
+        data = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        return {}, f"{exc.msg} at character {exc.pos}"
+    if not isinstance(data, dict):
+        return {}, f"expected a JSON object, got a JSON {type(data).__name__}"
+    return data, None
+
+
+def drop_null_defaults(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """Remove `null` values sent for optional fields that do not accept None.
+
+    In strict form an optional field is required but nullable, so a model that wants the
+    default sends `null`. Removing the key lets Pydantic apply the default; a field whose
+    type admits None keeps the explicit null.
+    """
+    out = dict(data)
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        if key not in out:
+            continue
+        value = out[key]
+        if value is None:
+            if not field.is_required() and not _admits_none(field.annotation):
+                del out[key]
+            continue
+        nested = _model_of(field.annotation)
+        if nested is None:
+            continue
+        if isinstance(value, dict):
+            out[key] = drop_null_defaults(nested, value)
+        elif isinstance(value, list):
+            out[key] = [
+                drop_null_defaults(nested, item) if isinstance(item, dict) else item
+                for item in value
+            ]
+    return out
+
+
+def _admits_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _admits_none(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return any(_admits_none(arg) for arg in typing.get_args(annotation))
+    return False
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The Pydantic model inside `Model`, `Model | None`, `list[Model]`, if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,181 @@
+"""The `toolcall-sdk` command line.
+
+Commands are registered here; each one's logic lives in its own module so that
+`toolcall-sdk --help` stays fast and never imports vLLM or torch.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from toolcall_sdk._version import __version__
+
+app = typer.Typer(
+    name="toolcall-sdk",
+    help=(
+        "Reliable tool calling on self-hosted models.\n\n"
+        "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
+        "doctor: diagnose a running server (planned, not yet available).\n\n"
+        "eval: measure a pipeline on a case file (planned, not yet available)."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"toolcall-sdk {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version_callback,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Reliable tool calling on self-hosted models."""
+
+
+def _not_yet(command: str, issue: str) -> None:
+    typer.echo(
+        f"toolcall-sdk {command} is planned but not available in {__version__} ({issue}).",
+        err=True,
+    )
+    raise typer.Exit(code=2)
+
+
+@app.command(
+    help=(
+        "Start vLLM for MODEL with the tool parser, chat template and flags its family needs, "
+        "wait until it is ready, and print the base URL and client code.\n\n"
+        "MODEL is a Hugging Face id (Qwen/Qwen2.5-7B-Instruct) or a local model directory. "
+        "Extra vLLM arguments go after --, e.g. `toolcall-sdk launch MODEL -- --enforce-eager`."
+    ),
+)
+def launch(
+    model: Annotated[str, typer.Argument(help="Model id or local model directory.")],
+    vllm_args: Annotated[
+        list[str] | None,
+        typer.Argument(help="Extra vLLM arguments (after --).", show_default=False),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the vLLM command and exit.")
+    ] = False,
+    family: Annotated[
+        str | None,
+        typer.Option(help="Use this registry family instead of detecting it (see docs/launch.md)."),
+    ] = None,
+    tool_call_parser: Annotated[
+        str | None, typer.Option(help="vLLM --tool-call-parser to use instead of the family's.")
+    ] = None,
+    chat_template: Annotated[
+        str | None,
+        typer.Option(help="Chat template file (or a vLLM example name; 'none' for none)."),
+    ] = None,
+    reasoning_parser: Annotated[
+        str | None, typer.Option(help="vLLM --reasoning-parser instead of the family's ('none').")
+    ] = None,
+    max_model_len: Annotated[
+        int, typer.Option(help="Context length; 0 keeps the model's own.")
+    ] = 8192,
+    gpu_memory_utilization: Annotated[
+        float, typer.Option(help="Share of GPU memory vLLM may take.")
+    ] = 0.9,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    host: Annotated[
+        str, typer.Option(help="Address to bind; 0.0.0.0 exposes the server to the network.")
+    ] = "127.0.0.1",
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="VLLM_API_KEY",
+            help="API key clients must send (never printed).",
+            show_default=False,
+        ),
+    ] = None,
+    tensor_parallel_size: Annotated[
+        int | None, typer.Option(help="GPUs per model replica.")
+    ] = None,
+    pipeline_parallel_size: Annotated[int | None, typer.Option(help="Pipeline stages.")] = None,
+    data_parallel_size: Annotated[int | None, typer.Option(help="Model replicas.")] = None,
+    served_model_name: Annotated[
+        str | None, typer.Option(help="Model name clients send (default: MODEL).")
+    ] = None,
+    enable_prompt_embeds: Annotated[
+        bool,
+        typer.Option(
+            "--enable-prompt-embeds", help="Accept prompt embeddings (trusted clients only)."
+        ),
+    ] = False,
+    vllm_command: Annotated[
+        str | None,
+        typer.Option(
+            help="Command that starts vLLM, e.g. 'python -m vllm.entrypoints.openai.api_server' "
+            "(default: detected; or $TOOLCALL_SDK_VLLM_COMMAND)."
+        ),
+    ] = None,
+    templates_dir: Annotated[
+        str | None,
+        typer.Option(help="Folder with vLLM's example chat templates (a checkout's examples/)."),
+    ] = None,
+    startup_timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the server to be ready.")
+    ] = 900.0,
+    log_file: Annotated[
+        str | None, typer.Option(help="File for vLLM's output (default: the user log folder).")
+    ] = None,
+) -> None:
+    from toolcall_sdk.launcher._cli import run_launch
+
+    code = run_launch(
+        model,
+        extra_args=vllm_args or (),
+        family=family,
+        tool_call_parser=tool_call_parser,
+        chat_template=chat_template,
+        reasoning_parser=reasoning_parser,
+        max_model_len=max_model_len or None,
+        gpu_memory_utilization=gpu_memory_utilization,
+        port=port,
+        host=host,
+        api_key=api_key,
+        tensor_parallel_size=tensor_parallel_size,
+        pipeline_parallel_size=pipeline_parallel_size,
+        data_parallel_size=data_parallel_size,
+        served_model_name=served_model_name,
+        enable_prompt_embeds=enable_prompt_embeds,
+        vllm_command=vllm_command,
+        templates_dir=templates_dir,
+        dry_run=dry_run,
+        startup_timeout=startup_timeout,
+        log_file=log_file,
+    )
+    if code:
+        raise typer.Exit(code=code)
+
+
+@app.command(help="Diagnose a running OpenAI-compatible server (planned, not yet available).")
+def doctor() -> None:
+    _not_yet("doctor", "see the project's issue on launch and doctor")
+
+
+@app.command(name="eval", help="Measure a pipeline on a case file (planned, not yet available).")
+def eval_() -> None:
+    _not_yet("eval", "see the project's issue on evals")
+
+
+def main() -> None:
+    """Entry point of the `toolcall-sdk` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

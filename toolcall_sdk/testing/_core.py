@@ -1,0 +1,229 @@
+"""The I/O-free heart of `ScriptedModel`: raw request in, `Outcome` out.
+
+The in-process transport and the local HTTP server both call `ScriptCore.handle` and
+only differ in how they carry out the `Outcome` (wait, drop the connection, write the
+body or flush the stream events one by one), so both behave the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeAlias, TypeVar
+
+from ._errors import ScriptError
+from ._recording import RecordedRequest
+from ._render import Answer, ResolvedCall, completion_body, estimate_usage, models_body
+from ._replies import (
+    Reply,
+    _Delay,
+    _Disconnect,
+    _HttpError,
+    _Malformed,
+    _Message,
+    text,
+    vllm_error_body,
+)
+from ._sse import stream_events
+
+__all__ = ["Outcome", "RouteAnswer", "Script", "ScriptCore"]
+
+Script: TypeAlias = Sequence[Reply] | Callable[[RecordedRequest], Reply]
+"""Replies served in order, or a callable choosing the reply for each request."""
+
+RouteAnswer: TypeAlias = bool | Callable[[RecordedRequest], bool] | None
+"""How route probes are answered: a fixed verdict, a callable, or `None` (the script)."""
+
+_T = TypeVar("_T")
+
+_JSON = (("content-type", "application/json"),)
+_SSE = (("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What to do with one request.
+
+    Attributes:
+        status: The HTTP status code (unused when `disconnect`).
+        headers: The response headers, `Content-Length` and framing excluded.
+        body: The whole body, when `events` is `None`.
+        events: Server-Sent Events, each to be sent and flushed on its own, or `None`.
+        delay: Seconds to wait before answering (the local server only).
+        disconnect: Drop the connection instead of answering.
+    """
+
+    status: int
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    events: tuple[bytes, ...] | None = None
+    delay: float = 0.0
+    disconnect: bool = False
+
+
+class ScriptCore:
+    """Serves a script, records every request; thread-safe.
+
+    Args:
+        script: The replies, or a callable choosing one per request.
+        route_answer: How `x-toolcall-stage: route` probes are answered.
+        model: The model name reported in responses and `GET /v1/models`.
+        chunk_size: Characters per streamed content or arguments chunk.
+    """
+
+    def __init__(
+        self, script: Script, *, route_answer: RouteAnswer, model: str, chunk_size: int
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+        if callable(script):
+            self._callable: Callable[[RecordedRequest], Reply] | None = script
+            self._replies: tuple[Reply, ...] = ()
+        else:
+            self._callable = None
+            self._replies = tuple(script)
+            for position, reply in enumerate(self._replies):
+                if not isinstance(reply, Reply):
+                    raise TypeError(
+                        f"script[{position}] is {reply!r}, not a Reply; build replies with "
+                        "text(), tool_call(), http_error(), ..."
+                    )
+        self._route_answer = route_answer
+        self.model = model
+        self.chunk_size = chunk_size
+        # Re-entrant: a script callable may read `requests` while the lock is held.
+        self._lock = threading.RLock()
+        self._served = 0
+        self._completions = 0
+        self._tool_calls = 0
+        self._requests: list[RecordedRequest] = []
+        self._errors: list[ScriptError] = []
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of the requests received so far, in order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def errors(self) -> list[ScriptError]:
+        """A copy of the errors recorded so far, in order."""
+        with self._lock:
+            return list(self._errors)
+
+    @property
+    def remaining(self) -> int | None:
+        """Replies not served yet, or `None` for a callable script."""
+        with self._lock:
+            return None if self._callable is not None else len(self._replies) - self._served
+
+    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Outcome:
+        """Records one request and decides its outcome.
+
+        Args:
+            method: The HTTP method.
+            path: The URL path (a query string is ignored).
+            headers: The request headers.
+            body: The raw request body.
+
+        Returns:
+            The outcome for the transport or server to carry out.
+        """
+        request = RecordedRequest.from_parts(method, path, dict(headers), body)
+        with self._lock:
+            self._requests.append(request)
+            if request.method == "GET" and request.path.rstrip("/") == "/health":
+                return Outcome(200)
+            if request.method == "GET" and request.path.rstrip("/").endswith("/models"):
+                return Outcome(200, _JSON, models_body(self.model))
+            if not request.is_chat:
+                message = f"ScriptedModel serves no {request.method} {request.path}"
+                return _error(404, message)
+            try:
+                reply = self._choose(request)
+            except ScriptError as error:
+                self._errors.append(error)
+                return _error(500, str(error), type_name="ScriptError")
+            return self._render(reply, request)
+
+    def _choose(self, request: RecordedRequest) -> Reply:
+        if request.stage == "route" and self._route_answer is not None:
+            route = self._route_answer
+            verdict = _call(route, request, "route_answer") if callable(route) else route
+            return text(json.dumps({"need_tool": bool(verdict)}))
+        if self._callable is not None:
+            reply = _call(self._callable, request, "script callable")
+            if not isinstance(reply, Reply):
+                raise ScriptError(
+                    f"ScriptedModel: the script callable returned {reply!r}, not a Reply",
+                    request=request,
+                )
+            return reply
+        if self._served >= len(self._replies):
+            served = f"{self._served} request{'' if self._served == 1 else 's'}"
+            raise ScriptError(
+                f"ScriptedModel: script exhausted after {served}; request "
+                f"#{len(self._requests)} ({request.method} {request.path}, stage "
+                f"{request.stage!r}) has no reply. Add replies to the script.",
+                request=request,
+            )
+        reply = self._replies[self._served]
+        self._served += 1
+        return reply
+
+    def _render(self, reply: Reply, request: RecordedRequest) -> Outcome:
+        if isinstance(reply, _Delay):
+            inner = self._render(reply.reply, request)
+            return dataclasses.replace(inner, delay=inner.delay + reply.seconds)
+        if isinstance(reply, _Disconnect):
+            return Outcome(0, disconnect=True)
+        if isinstance(reply, _HttpError):
+            return Outcome(reply.status, reply.headers, reply.body)
+        if isinstance(reply, _Malformed):
+            return Outcome(reply.status, _SSE if request.stream else _JSON, reply.raw)
+        if isinstance(reply, _Message):
+            return self._answer(reply, request)
+        raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - Reply is closed
+
+    def _answer(self, reply: _Message, request: RecordedRequest) -> Outcome:
+        self._completions += 1
+        calls = []
+        for call in reply.tool_calls:
+            self._tool_calls += 1
+            call_id = call.id if call.id is not None else f"call_{self._tool_calls}"
+            calls.append(ResolvedCall(call_id, call.name, call.arguments))
+        generated = (reply.content or "") + "".join(c.name + c.arguments for c in calls)
+        answer = Answer(
+            completion_id=f"chatcmpl-scripted-{self._completions}",
+            model=self.model,
+            content=reply.content,
+            tool_calls=tuple(calls),
+            finish_reason=reply.finish_reason,
+            usage=reply.usage or estimate_usage(request.json, generated),
+        )
+        if not request.stream:
+            return Outcome(200, _JSON, completion_body(answer))
+        options = (request.json or {}).get("stream_options")
+        include_usage = isinstance(options, dict) and options.get("include_usage") is True
+        events = stream_events(answer, chunk_size=self.chunk_size, include_usage=include_usage)
+        return Outcome(200, _SSE, events=tuple(events))
+
+
+def _call(function: Callable[[RecordedRequest], _T], request: RecordedRequest, what: str) -> _T:
+    # A test's callable fails inside the server; turn that into a recorded ScriptError
+    # rather than a dead server thread or a traceback the test never sees.
+    try:
+        return function(request)
+    except Exception as exc:
+        raise ScriptError(
+            f"ScriptedModel: the {what} raised {type(exc).__name__}: {exc}", request=request
+        ) from exc
+
+
+def _error(status: int, message: str, *, type_name: str | None = None) -> Outcome:
+    body = vllm_error_body(status, message)
+    if type_name is not None:
+        body["type"] = type_name
+    return Outcome(status, _JSON, json.dumps(body).encode())

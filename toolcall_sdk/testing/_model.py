@@ -1,0 +1,140 @@
+"""`ScriptedModel`: a scripted OpenAI-compatible chat model, in-process or on a local port."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Final
+
+import httpx2
+
+from ._core import RouteAnswer, Script, ScriptCore
+from ._errors import ScriptError
+from ._recording import RecordedRequest
+from ._server import serve as _serve
+from ._transport import make_transport
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "ScriptedModel"]
+
+DEFAULT_CHUNK_SIZE: Final = 4
+"""Characters per streamed chunk: small enough to cut JSON arguments mid-key and
+mid-string, which is where stream reassembly bugs hide."""
+
+
+class ScriptedModel:
+    """An OpenAI-compatible chat model that answers from a script and records every request.
+
+    Args:
+        script: The replies, served in order, one per chat-completions request; or a
+            callable `(RecordedRequest) -> Reply` called for each one (one request at a
+            time, so it may keep state). A request after the last reply, or one whose
+            callable raises, gets HTTP 500 and a `ScriptError` in `errors`.
+        route_answer: How router probes (header `x-toolcall-stage: route`) are answered,
+            without consuming the script: `True`/`False` sends `{"need_tool": true}` /
+            `{"need_tool": false}`, a callable decides per request, and `None` serves them
+            from the script like any other request.
+        model: The model name reported in responses and by `GET /v1/models`.
+        chunk_size: Characters of content or tool arguments per streamed chunk.
+
+    Raises:
+        TypeError: If a script item is not a `Reply`.
+        ValueError: If `chunk_size` is below 1.
+    """
+
+    base_url: Final = "http://scripted.test/v1"
+    """The base URL to give an OpenAI client together with `http_client()`."""
+
+    def __init__(
+        self,
+        script: Script,
+        *,
+        route_answer: RouteAnswer = True,
+        model: str = "scripted",
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+    ) -> None:
+        self._core = ScriptCore(
+            script, route_answer=route_answer, model=model, chunk_size=chunk_size
+        )
+
+    @property
+    def model(self) -> str:
+        """The model name reported in responses."""
+        return self._core.model
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received, in order, route probes and `GET`s included (a copy)."""
+        return self._core.requests
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The `POST .../chat/completions` requests, in order."""
+        return [request for request in self._core.requests if request.is_chat]
+
+    @property
+    def errors(self) -> list[ScriptError]:
+        """Requests the script could not answer (each was answered with HTTP 500)."""
+        return self._core.errors
+
+    @property
+    def remaining(self) -> int | None:
+        """How many scripted replies are left, or `None` for a callable script."""
+        return self._core.remaining
+
+    def calls_for(self, stage: str | None) -> list[RecordedRequest]:
+        """The chat requests sent with the given `x-toolcall-stage`.
+
+        Args:
+            stage: `"route"`, `"call"`, `"answer"`, or `None` for requests without the header.
+
+        Returns:
+            The matching chat requests, in order.
+        """
+        return [request for request in self.chat_requests if request.stage == stage]
+
+    def transport(self) -> httpx2.MockTransport:
+        """An in-process transport for `httpx2.Client` or `httpx2.AsyncClient`.
+
+        `delay` replies are answered at once; `disconnect` raises `httpx2.ConnectError`.
+
+        Returns:
+            A new transport backed by this model.
+        """
+        return make_transport(self._core)
+
+    def http_client(self) -> httpx2.Client:
+        """A sync client on `transport()`, for `openai.OpenAI(http_client=...)`.
+
+        Returns:
+            A new client with `base_url` set.
+        """
+        return httpx2.Client(transport=self.transport(), base_url=self.base_url)
+
+    def async_http_client(self) -> httpx2.AsyncClient:
+        """An async client on `transport()`, for `openai.AsyncOpenAI(http_client=...)`.
+
+        Returns:
+            A new client with `base_url` set.
+        """
+        return httpx2.AsyncClient(transport=self.transport(), base_url=self.base_url)
+
+    def serve(self) -> contextlib.AbstractContextManager[str]:
+        """Serves the model over real HTTP on 127.0.0.1, on a free port, until exit.
+
+        The server streams (one flushed HTTP chunk per event), waits out `delay` replies,
+        closes the socket for `disconnect`, and also answers `GET /v1/models` and
+        `GET /health`. Leaving the block stops it and closes open connections.
+
+        Returns:
+            A context manager yielding the base URL, `http://127.0.0.1:PORT/v1`.
+
+        Example:
+            >>> with ScriptedModel([text("hi")]).serve() as base_url:  # doctest: +SKIP
+            ...     client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
+        """
+        return _serve(self._core)
+
+    def __repr__(self) -> str:
+        return (
+            f"ScriptedModel(model={self.model!r}, requests={len(self._core.requests)}, "
+            f"remaining={self.remaining!r}, errors={len(self._core.errors)})"
+        )

@@ -1,0 +1,121 @@
+"""Turn an assistant message reply into the JSON an OpenAI-compatible server sends.
+
+The bodies are built from `openai`'s own response types and serialised with
+`model_dump_json`, so what the client parses is exactly what its own types describe.
+Only fields set here are written (`exclude_unset`), as a real server omits the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from openai.types import CompletionUsage, Model
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionMessage,
+    ChatCompletionMessageFunctionToolCall,
+)
+from openai.types.chat.chat_completion import Choice
+from openai.types.chat.chat_completion_message_function_tool_call import Function
+
+from ._replies import FinishReason
+
+__all__ = ["CREATED", "Answer", "ResolvedCall", "completion_body", "estimate_usage", "models_body"]
+
+CREATED = 1_700_000_000
+"""The `created` timestamp of every response: fixed, so responses are reproducible."""
+
+_CHARS_PER_TOKEN = 4
+"""The usual rule of thumb for English text; good enough for a default token count."""
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """A tool call with its id decided."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Everything needed to render one successful chat completion, ids and usage decided."""
+
+    completion_id: str
+    model: str
+    content: str | None
+    tool_calls: tuple[ResolvedCall, ...]
+    finish_reason: FinishReason
+    usage: CompletionUsage
+
+
+def completion_body(answer: Answer) -> bytes:
+    """The JSON body of a non-streamed `ChatCompletion`.
+
+    Args:
+        answer: The answer to render.
+
+    Returns:
+        The body.
+    """
+    calls = [
+        ChatCompletionMessageFunctionToolCall(
+            id=call.id, type="function", function=Function(name=call.name, arguments=call.arguments)
+        )
+        for call in answer.tool_calls
+    ]
+    message = (
+        ChatCompletionMessage(role="assistant", content=answer.content, tool_calls=calls)
+        if calls
+        else ChatCompletionMessage(role="assistant", content=answer.content)
+    )
+    completion = ChatCompletion(
+        id=answer.completion_id,
+        object="chat.completion",
+        created=CREATED,
+        model=answer.model,
+        choices=[
+            Choice(index=0, message=message, finish_reason=answer.finish_reason, logprobs=None)
+        ],
+        usage=answer.usage,
+    )
+    return completion.model_dump_json(exclude_unset=True).encode()
+
+
+def models_body(model: str) -> bytes:
+    """The JSON body of `GET /v1/models`: a list holding the one scripted model.
+
+    Args:
+        model: The model name.
+
+    Returns:
+        The body.
+    """
+    entry = Model(id=model, object="model", created=CREATED, owned_by="toolcall-sdk")
+    return json.dumps({"object": "list", "data": [entry.model_dump(mode="json")]}).encode()
+
+
+def estimate_usage(request_json: dict[str, Any] | None, answer_text: str) -> CompletionUsage:
+    """A rough, deterministic token count for replies that did not script their usage.
+
+    Args:
+        request_json: The request body; its `messages` are counted as the prompt.
+        answer_text: The generated text: content plus tool names and arguments.
+
+    Returns:
+        The usage.
+    """
+    messages = (request_json or {}).get("messages") or []
+    prompt = _tokens(json.dumps(messages, ensure_ascii=False)) if messages else 0
+    completion = _tokens(answer_text)
+    return CompletionUsage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / _CHARS_PER_TOKEN)
