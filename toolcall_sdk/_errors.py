@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from toolcall_sdk._results import Attempt
+    from toolcall_sdk._results import Attempt, ToolCall
 
 __all__ = [
     "AuthenticationError",
@@ -84,15 +84,24 @@ class StrictSchemaError(ToolDefinitionError):
 class ToolCallFailed(ToolCallError):
     """The model did not produce a valid tool call within the retry budget.
 
-    No business function has run when this is raised.
+    No business function has run when validation never succeeded. Under `run()`, calls that
+    ran before a tool asked for a retry (`ModelRetry`) are kept in `executed`.
 
     Attributes:
         attempts: One record per model answer, in order, each saying what failed and why.
+        executed: Calls whose business function already ran (empty after `call()`).
     """
 
-    def __init__(self, message: str, *, attempts: Sequence[Attempt]) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        attempts: Sequence[Attempt],
+        executed: Sequence[ToolCall] = (),
+    ) -> None:
         super().__init__(message)
         self.attempts = list(attempts)
+        self.executed = list(executed)
 
 
 class RouterError(ToolCallError):

@@ -171,6 +171,7 @@ def flow(
     raise ToolCallFailed(
         _failure_message(state.attempts),
         attempts=state.attempts,
+        executed=state.executed,
     )
 
 

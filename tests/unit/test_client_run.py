@@ -101,6 +101,35 @@ def test_model_retry_exhaustion_raises(make_client: ClientFactory) -> None:
         client.run("order x")
 
     assert [a.error_kinds for a in excinfo.value.attempts] == [["tool_retry"], ["tool_retry"]]
+    assert excinfo.value.executed == []
+
+
+def test_failure_after_partial_execution_reports_what_ran(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    @tool
+    def get_order(order_id: str) -> str:
+        """Look up an order."""
+        raise ModelRetry("unknown id")
+
+    model = ScriptedModel(
+        [
+            parallel(
+                tool_call("get_weather", {"city": "Oslo", "unit": "celsius"}),
+                tool_call("get_order", {"order_id": "bad"}),
+            ),
+            tool_call("get_order", {"order_id": "worse"}),
+        ]
+    )
+    client = make_client(model, [get_weather, get_order], max_retries=1)
+
+    with pytest.raises(ToolCallFailed) as excinfo:
+        client.run("weather and order")
+
+    [ran] = excinfo.value.executed
+    assert ran.name == "get_weather"
+    assert ran.output == "18 degrees celsius in Oslo"
+    assert ledger.count("get_weather") == 1
 
 
 def test_tool_exception_is_recorded_not_retried(make_client: ClientFactory) -> None:

@@ -140,3 +140,24 @@ def test_unresolvable_annotation_names_the_cause() -> None:
 
     with pytest.raises(ToolDefinitionError, match="Missing"):
         tool(f)
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Move money.\n\nArgs:\n    amount: How much.\n    to: Who gets it.\n",
+        "Move money.\n\nParameters\n----------\namount : int\n    How much.\nto : str\n"
+        "    Who gets it.\n",
+        "Move money.\n\n:param amount: How much.\n:param to: Who gets it.\n",
+    ],
+    ids=["google", "numpy", "rest"],
+)
+def test_docstring_styles(doc: str) -> None:
+    def transfer(amount: int, to: str) -> None:
+        pass
+
+    transfer.__doc__ = doc
+    props = tool(transfer).openai_schema(strict=False)["function"]
+    assert props["description"] == "Move money."
+    assert props["parameters"]["properties"]["amount"]["description"] == "How much."
+    assert props["parameters"]["properties"]["to"]["description"] == "Who gets it."

@@ -252,3 +252,50 @@ def test_list_of_servers_fails_over(get_weather: Any, sleeps: list[float]) -> No
     # Round-robin start: half the requests try the broken server first, then fail over.
     assert len(down.requests) == 2
     assert len(up.requests) == 4
+
+
+def test_deadline_stops_before_a_backoff_would_cross_it(
+    get_weather: Any, sleeps: list[float]
+) -> None:
+    model = ScriptedModel(lambda request: http_error(503))
+    client = ToolCallClient(
+        base_url=model.base_url,
+        model="m",
+        tools=[get_weather],
+        router="always",
+        http_client=model.http_client(),
+        retry=RetryPolicy(
+            attempts=10, deadline=2.5, initial_backoff=1.0, jitter=0.0, sleep=sleeps.append
+        ),
+    )
+
+    with pytest.raises(ServerUnavailableError):
+        client.call("Oslo?")
+
+    # The third backoff (4 s) would end past the 2.5 s deadline: no fourth request.
+    assert sleeps == [1.0, 2.0]
+    assert len(model.requests) == 3
+
+
+def test_own_openai_client_is_used_without_its_retries(get_weather: Any, ledger: Ledger) -> None:
+    import openai
+
+    model = ScriptedModel([http_error(500), tool_call("get_weather", WEATHER)])
+    own = openai.OpenAI(
+        base_url=model.base_url, api_key="k", http_client=model.http_client(), max_retries=5
+    )
+    slept: list[float] = []
+    client = ToolCallClient(
+        model="m",
+        tools=[get_weather],
+        router="always",
+        openai_client=own,
+        retry=RetryPolicy(attempts=1, sleep=slept.append),
+    )
+
+    with pytest.raises(ServerUnavailableError):
+        client.run("Oslo?")
+
+    assert len(model.requests) == 1  # the openai client's own 5 retries are off
+    assert ledger.calls == []
+    assert client.base_urls == ["http://scripted.test/v1/"]
