@@ -17,7 +17,7 @@ app = typer.Typer(
     help=(
         "Reliable tool calling on self-hosted models.\n\n"
         "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
-        "doctor: diagnose a running server (planned, not yet available).\n\n"
+        "doctor: diagnose a running server and say which flag fixes what.\n\n"
         "eval: measure a pipeline on a case file (planned, not yet available)."
     ),
     no_args_is_help=True,
@@ -162,9 +162,30 @@ def launch(
         raise typer.Exit(code=code)
 
 
-@app.command(help="Diagnose a running OpenAI-compatible server (planned, not yet available).")
-def doctor() -> None:
-    _not_yet("doctor", "see the project's issue on launch and doctor")
+@app.command(
+    help=(
+        "Diagnose a running server: served models, vLLM version, auto/required/named tool "
+        "choice, tool calls left in content (wrong parser), whether the chat template renders "
+        "tools, and grammar compile latency. Exits 1 when a check fails."
+    )
+)
+def doctor(
+    base_url: str = typer.Option(
+        "http://127.0.0.1:8000/v1", "--base-url", help="The server's /v1 URL."
+    ),
+    model: str | None = typer.Option(None, "--model", help="Served model name (default: first)."),
+    api_key: str | None = typer.Option(
+        None, "--api-key", envvar="TOOLCALL_API_KEY", help="The server's --api-key."
+    ),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request."),
+) -> None:
+    from rich.console import Console
+
+    from toolcall_sdk.doctor import render_report, run_doctor
+
+    report = run_doctor(base_url, model=model, api_key=api_key, timeout=timeout)
+    render_report(report, Console(width=140))
+    raise typer.Exit(code=report.exit_code)
 
 
 @app.command(name="eval", help="Measure a pipeline on a case file (planned, not yet available).")
