@@ -95,6 +95,6 @@ def test_cli_version_and_help() -> None:
 
 
 def test_planned_commands_say_so() -> None:
-    result = CliRunner().invoke(app, ["doctor"])
+    result = CliRunner().invoke(app, ["eval"])
     assert result.exit_code == 2
     assert "planned" in result.output

@@ -1,0 +1,90 @@
+"""Start vLLM with the right tool-calling flags for a model family.
+
+`toolcall-sdk launch MODEL` on the command line; from Python::
+
+    from toolcall_sdk.launcher import build_command, resolve_family, serve
+
+    resolve_family("Qwen/Qwen2.5-7B-Instruct").tool_call_parser   # "hermes"
+    build_command("meta-llama/Llama-3.1-8B-Instruct")             # ["vllm", "serve", ...]
+    with serve("Qwen/Qwen2.5-7B-Instruct") as server:             # starts, waits, stops
+        server.base_url                                           # "http://127.0.0.1:PORT/v1"
+
+Nothing here imports vLLM: the launcher finds it on disk and runs it as a separate process.
+See docs/launch.md for the family table.
+"""
+
+from toolcall_sdk.launcher._command import (
+    DEFAULT_GPU_MEMORY_UTILIZATION,
+    DEFAULT_HOST,
+    DEFAULT_MAX_MODEL_LEN,
+    DEFAULT_PORT,
+    LaunchOptions,
+    LaunchPlan,
+    build_command,
+    format_command,
+    plan_launch,
+)
+from toolcall_sdk.launcher._diagnosis import CAUSES, Cause, Diagnosis, diagnose
+from toolcall_sdk.launcher._errors import (
+    ChatTemplateNotFoundError,
+    LaunchError,
+    PortInUseError,
+    ServerExitedError,
+    ServerStartError,
+    ServerStartTimeout,
+    UnknownModelFamilyError,
+    VLLMNotFoundError,
+)
+from toolcall_sdk.launcher._families import (
+    FAMILIES,
+    ModelFamily,
+    get_family,
+    known_tool_parsers,
+    resolve_family,
+)
+from toolcall_sdk.launcher._process import (
+    DEFAULT_STARTUP_TIMEOUT,
+    DEFAULT_STOP_TIMEOUT,
+    Server,
+    serve,
+    start_server,
+)
+from toolcall_sdk.launcher._snippet import client_snippet
+from toolcall_sdk.launcher._vllm import COMMAND_ENV, EXAMPLES_ENV
+
+__all__ = [
+    "CAUSES",
+    "COMMAND_ENV",
+    "DEFAULT_GPU_MEMORY_UTILIZATION",
+    "DEFAULT_HOST",
+    "DEFAULT_MAX_MODEL_LEN",
+    "DEFAULT_PORT",
+    "DEFAULT_STARTUP_TIMEOUT",
+    "DEFAULT_STOP_TIMEOUT",
+    "EXAMPLES_ENV",
+    "FAMILIES",
+    "Cause",
+    "ChatTemplateNotFoundError",
+    "Diagnosis",
+    "LaunchError",
+    "LaunchOptions",
+    "LaunchPlan",
+    "ModelFamily",
+    "PortInUseError",
+    "Server",
+    "ServerExitedError",
+    "ServerStartError",
+    "ServerStartTimeout",
+    "UnknownModelFamilyError",
+    "VLLMNotFoundError",
+    "build_command",
+    "client_snippet",
+    "diagnose",
+    "format_command",
+    "get_family",
+    "known_tool_parsers",
+    "plan_launch",
+    "resolve_family",
+    "serve",
+    "start_server",
+]
