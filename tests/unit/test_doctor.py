@@ -12,7 +12,7 @@ from toolcall_sdk.cli import app
 from toolcall_sdk.doctor import detect_markup, run_doctor
 from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, http_error, text, tool_call
 
-CALL = tool_call("get_current_time", {"timezone": "UTC"})
+CALL = tool_call("get_weather", {"city": "Paris"})
 
 
 def server(
@@ -29,7 +29,7 @@ def server(
         if request.tool_choice == "auto":
             return auto(request) if auto else CALL
         name = request.tools[0]["function"]["name"] if request.tools else "x"
-        return tool_call(name, {"timezone": "UTC"})
+        return tool_call(name, {"city": "Paris"})
 
     return handle
 
@@ -65,7 +65,7 @@ def test_healthy_server_passes_every_check() -> None:
 
 def test_wrong_parser_is_found_and_the_flag_named() -> None:
     leaked = (
-        '<tool_call>\n{"name": "get_current_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     )
     model = ScriptedModel(server(auto=lambda request: text(leaked)))
 
@@ -112,7 +112,7 @@ def test_forced_call_cut_by_max_tokens() -> None:
         if request.tool_choice in ("auto", None):
             return text("hello")
         return text(
-            '<tool_call>{"name": "get_current_time", "arguments": "', finish_reason="length"
+            '<tool_call>{"name": "get_weather", "arguments": "', finish_reason="length"
         )
 
     report = doctor_on(ScriptedModel(handle))
@@ -135,7 +135,7 @@ def test_unknown_model_and_unreachable_server() -> None:
 def test_cli_exit_code_and_table() -> None:
     model = ScriptedModel(
         server(
-            auto=lambda request: text('[TOOL_CALLS][{"name": "get_current_time", "arguments": {}}]')
+            auto=lambda request: text('[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]')
         )
     )
     with model.serve() as base_url:

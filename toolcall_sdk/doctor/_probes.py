@@ -24,18 +24,19 @@ __all__ = ["run_doctor"]
 # vLLM added tool_choice="required" in 0.8.3; older servers reject it.
 _MIN_REQUIRED_VERSION = (0, 8, 3)
 _PROBE_MAX_TOKENS = 96
-_PROBE_PROMPT = "What time is it in UTC right now? Use the get_current_time tool."
+# The weather tool is the canonical example every tool-tuned model has seen.
+_PROBE_PROMPT = "What is the weather in Paris right now? Use the get_weather tool."
 
 
-def _probe_tool(name: str = "get_current_time", parameter: str = "timezone") -> dict[str, Any]:
+def _probe_tool(name: str = "get_weather", parameter: str = "city") -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
             "name": name,
-            "description": "Get the current time in a timezone.",
+            "description": "Get the current weather for a city.",
             "parameters": {
                 "type": "object",
-                "properties": {parameter: {"type": "string", "description": "IANA timezone"}},
+                "properties": {parameter: {"type": "string", "description": "City name"}},
                 "required": [parameter],
                 "additionalProperties": False,
             },
@@ -273,7 +274,7 @@ def _check_parser(reply: _Reply, report: Report, parser: str) -> None:
 def _check_forced(session: _Session, report: Report, parser: str, *, named: bool) -> None:
     check = "named tool_choice" if named else "required tool_choice"
     choice: Any = (
-        {"type": "function", "function": {"name": "get_current_time"}} if named else "required"
+        {"type": "function", "function": {"name": "get_weather"}} if named else "required"
     )
     reply = session.chat(tools=[_probe_tool()], tool_choice=choice)
     if reply.status != 200:

