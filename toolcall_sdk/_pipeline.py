@@ -194,7 +194,7 @@ def _route(
 def _plain_answer(
     config: Config, state: _Run, decision: RouteDecision
 ) -> Generator[Effect, Any, ToolCallResult]:
-    params: dict[str, Any] = {"model": config.model, "messages": state.history}
+    params: dict[str, Any] = {"model": config.model, "messages": list(state.history)}
     if config.tools:
         # vLLM rejects tool_choice without tools; with tools it still renders them into
         # the prompt, which keeps the model's view of the conversation consistent.
