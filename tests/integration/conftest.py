@@ -50,6 +50,9 @@ def vllm_python() -> str:
 
 @pytest.fixture(scope="session")
 def demo_model_dir(vllm_python: str) -> Path:
+    prebuilt = os.environ.get("TOOLCALL_DEMO_MODEL_DIR")
+    if prebuilt:  # a model built earlier (e.g. while iterating on the tests)
+        return Path(prebuilt)
     done = subprocess.run(
         [vllm_python, "-m", "toolcall_sdk.demo", "build"],
         capture_output=True,

@@ -11,6 +11,10 @@ from toolcall_sdk.launcher._diagnosis import read_log_tail
 
 # One real-looking line per cause, as vLLM, torch or huggingface_hub print them.
 LINES = {
+    "parser_tokenizer_mismatch": (
+        "TypeError: --tool-call-parser llama3_json cannot be used with the tokenizer of '/m': "
+        "Llama3JsonToolParser could not locate the bot token '<|python_tag|>' in the tokenizer."
+    ),
     "unknown_tool_parser": (
         "KeyError: 'invalid tool call parser: qwen25 (chose from { hermes,mistral })'"
     ),
@@ -87,3 +91,16 @@ def test_log_tail(tmp_path: Path) -> None:
 
     assert read_log_tail(log, 3) == "line 97\nline 98\nline 99"
     assert read_log_tail(tmp_path / "missing.log") == ""
+
+
+def test_parser_that_does_not_fit_the_tokenizer() -> None:
+    from toolcall_sdk.launcher import diagnose
+
+    log = (
+        "TypeError: --tool-call-parser llama3_json cannot be used with the tokenizer of "
+        "'/tmp/m': Llama3JsonToolParser could not locate the bot token '<|python_tag|>'"
+    )
+    diagnosis = diagnose(log)
+    assert diagnosis is not None
+    assert diagnosis.cause.key == "parser_tokenizer_mismatch"
+    assert "--family" in diagnosis.cause.fix

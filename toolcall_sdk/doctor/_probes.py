@@ -25,7 +25,7 @@ __all__ = ["run_doctor"]
 _MIN_REQUIRED_VERSION = (0, 8, 3)
 _PROBE_MAX_TOKENS = 96
 # The weather tool is the canonical example every tool-tuned model has seen.
-_PROBE_PROMPT = "What is the weather in Paris right now? Use the get_weather tool."
+_PROBE_PROMPT = "What is the weather in Paris right now, in celsius? Use the get_weather tool."
 
 
 def _probe_tool(name: str = "get_weather", parameter: str = "city") -> dict[str, Any]:
@@ -36,8 +36,11 @@ def _probe_tool(name: str = "get_weather", parameter: str = "city") -> dict[str,
             "description": "Get the current weather for a city.",
             "parameters": {
                 "type": "object",
-                "properties": {parameter: {"type": "string", "description": "City name"}},
-                "required": [parameter],
+                "properties": {
+                    parameter: {"type": "string", "description": "City name, e.g. Paris"},
+                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                },
+                "required": [parameter, "unit"],
                 "additionalProperties": False,
             },
             "strict": True,
@@ -273,9 +276,7 @@ def _check_parser(reply: _Reply, report: Report, parser: str) -> None:
 
 def _check_forced(session: _Session, report: Report, parser: str, *, named: bool) -> None:
     check = "named tool_choice" if named else "required tool_choice"
-    choice: Any = (
-        {"type": "function", "function": {"name": "get_weather"}} if named else "required"
-    )
+    choice: Any = {"type": "function", "function": {"name": "get_weather"}} if named else "required"
     reply = session.chat(tools=[_probe_tool()], tool_choice=choice)
     if reply.status != 200:
         report.add(

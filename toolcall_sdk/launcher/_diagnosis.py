@@ -53,6 +53,14 @@ class Diagnosis:
 
 CAUSES: tuple[Cause, ...] = (
     Cause(
+        "parser_tokenizer_mismatch",
+        r"cannot be used with the tokenizer of",
+        "The --tool-call-parser (or --reasoning-parser) needs special tokens this model's "
+        "tokenizer does not have: it belongs to another model family.",
+        "Use the family's parser (`toolcall-sdk launch MODEL` picks it; see docs/launch.md), "
+        "or pass --family / --tool-call-parser explicitly.",
+    ),
+    Cause(
         "unknown_tool_parser",
         r"invalid tool call parser|argument --tool-call-parser: invalid choice",
         "This vLLM does not know the requested --tool-call-parser.",

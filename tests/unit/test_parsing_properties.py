@@ -1,0 +1,399 @@
+"""Property tests: any split of a stream gives what `parse` gives for the whole text.
+
+Two kinds of text:
+- *documents*: generated calls rendered in a format, between generated text chosen so the
+  rendering is unambiguous (the text holds no start tag of that format, and, for the tagless
+  formats, nothing that could open another call where one may stand). `parse` must return
+  exactly those calls, and exactly the text around them.
+- *soup*: random concatenations of tags, tag pieces, JSON and Python fragments. Whatever
+  `parse` makes of it, the stream parser must make the same of every split.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import keyword
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolcall_sdk.parsing import (
+    FORMATS,
+    ArgumentsDelta,
+    CallFinished,
+    CallStarted,
+    ParseResult,
+    StreamEvent,
+    StreamParser,
+    TextDelta,
+    parse,
+)
+
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# Strategies --------------------------------------------------------------------------------
+
+TRICKY = [
+    "<tool_call>",
+    "</tool_call>",
+    "<tool",
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<function=",
+    "</parameter>",
+    '"',
+    "\\",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    "'",
+    '"""',
+    "#",
+    "\n",
+    " ",
+    "Hà Nội",
+    "😀",
+    "\u2028",
+]
+strings = st.text(st.characters(codec="utf-8"), max_size=8) | st.sampled_from(TRICKY)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**15), 10**15)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | strings
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(strings, inner, max_size=3),
+    max_leaves=6,
+)
+identifiers = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True).filter(
+    lambda s: not keyword.iskeyword(s)
+)
+json_arguments = st.dictionaries(strings, values, max_size=4)
+python_arguments = st.dictionaries(identifiers, values, max_size=4)
+blank = st.text(st.sampled_from(" \t\r\n"), max_size=3)
+
+# Text around calls: ordinary words plus pieces of every format's markup.
+PIECES = [
+    "Sure",
+    " ",
+    "\n",
+    "é",
+    "<",
+    ">",
+    "<tool",
+    "_call",
+    "</tool_call>",
+    "<function",
+    "</function>",
+    "[TOOL_",
+    "CALLS]",
+    "[ARGS]",
+    "<|python",
+    "_tag|>",
+    "<|python_end|>",
+    '"',
+    "}",
+    "]",
+    ")",
+    ";",
+    "x",
+]
+prose = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=8).map("".join)
+
+
+def json_text(draw: st.DrawFn, value: Any) -> str:
+    style = draw(st.sampled_from(["compact", "spaced", "indent", "ascii"]))
+    if style == "compact":
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if style == "indent":
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    return json.dumps(value, ensure_ascii=style == "ascii")
+
+
+def python_literal(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(python_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    return repr(value)
+
+
+Document = tuple[list[tuple[str, str, str]], str, str]  # (name, arguments, raw) calls, text, around
+
+
+@st.composite
+def hermes_documents(draw: st.DrawFn) -> Document:
+    count = draw(st.integers(0, 3))
+    texts = [draw(prose.filter(lambda t: "<tool_call>" not in t)) for _ in range(count + 1)]
+    calls = []
+    for _ in range(count):
+        name, arguments = draw(strings), draw(json_arguments)
+        key = draw(st.sampled_from(["arguments", "parameters"]))
+        body = json_text(draw, {"name": name, key: arguments})
+        if "</tool_call>" in body:
+            body = json.dumps({"name": name, key: arguments}).replace("<", "\\u003c")
+        raw = "<tool_call>" + draw(blank) + body + draw(blank) + "</tool_call>"
+        calls.append((name, compact(arguments), raw))
+    text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
+    return calls, text, "".join(texts)
+
+
+@st.composite
+def llama3_documents(draw: st.DrawFn) -> Document:
+    count = draw(st.integers(1, 3))
+    clean = prose.filter(lambda t: "{" not in t and "<|python_tag|>" not in t)
+    tagged = draw(st.booleans())
+    before = draw(clean) + "<|python_tag|>" if tagged else draw(blank)
+    calls = []
+    for _ in range(count):
+        name, arguments = draw(strings), draw(json_arguments)
+        key = draw(st.sampled_from(["arguments", "parameters"]))
+        raw = json_text(draw, {"name": name, key: arguments})
+        calls.append((name, compact(arguments), raw))
+    separators = [draw(st.text(st.sampled_from(" \t\r\n;"), max_size=3)) for _ in calls]
+    after = draw(clean)
+    markup = (draw(blank) if tagged else "") + calls[0][2]
+    markup += "".join(sep + raw for sep, (_, _, raw) in zip(separators, calls[1:], strict=False))
+    around = before.removesuffix("<|python_tag|>") + after
+    return calls, before + markup + after, around
+
+
+@st.composite
+def mistral_documents(draw: st.DrawFn) -> Document:
+    names = st.from_regex(r"[A-Za-z0-9_.\-]{1,12}", fullmatch=True)
+    clean = prose.filter(lambda t: "[TOOL_CALLS]" not in t)
+    count = draw(st.integers(1, 3))
+    calls: list[tuple[str, str, str]] = []
+    if draw(st.booleans()):  # [TOOL_CALLS][{...}, {...}]
+        before, after = draw(clean), draw(clean)
+        elements = []
+        for _ in range(count):
+            name, arguments = draw(names), draw(json_arguments)
+            raw = json_text(draw, {"name": name, "arguments": arguments})
+            elements.append(raw)
+            calls.append((name, compact(arguments), raw))
+        array = "[" + draw(blank) + (", " + draw(blank)).join(elements) + draw(blank) + "]"
+        return calls, before + "[TOOL_CALLS]" + draw(blank) + array + after, before + after
+    texts = [draw(clean) for _ in range(count + 1)]
+    for _ in range(count):  # [TOOL_CALLS]name{...}, one per call
+        name, arguments = draw(names), draw(json_arguments)
+        raw = (
+            "[TOOL_CALLS]"
+            + name
+            + draw(st.sampled_from(["", "[ARGS]"]))
+            + json_text(draw, arguments)
+        )
+        calls.append((name, compact(arguments), raw))
+    text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
+    return calls, text, "".join(texts)
+
+
+@st.composite
+def pythonic_documents(draw: st.DrawFn) -> Document:
+    tags = ("<|python_start|>", "<|python_end|>")
+    clean = prose.filter(lambda t: not any(tag in t for tag in tags))
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        name, arguments = draw(identifiers), draw(python_arguments)
+        raw = f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in arguments.items()) + ")"
+        calls.append((name, compact(arguments), raw))
+    listing = "[" + ", ".join(raw for _, _, raw in calls) + "]"
+    after = draw(clean.filter(lambda t: not t.lstrip(" \t\r\n").startswith("[")))
+    if draw(st.booleans()):
+        before = draw(clean)
+        end = draw(st.sampled_from(["", "<|python_end|>"]))
+        return calls, before + "<|python_start|>" + listing + end + after, before + after
+    before = draw(blank)
+    return calls, before + listing + after, before + after
+
+
+QWEN_CLOSERS = ("</parameter>", "<parameter=", "</function>", "</tool_call>")
+
+
+def qwen_value(value: Any) -> tuple[str, Any]:
+    """How a value is written, and what reading it back gives (JSON where it decodes)."""
+    if isinstance(value, str):
+        try:
+            return value, json.loads(value)
+        except ValueError:
+            return value, value
+    return json.dumps(value, ensure_ascii=False), value
+
+
+@st.composite
+def qwen3_documents(draw: st.DrawFn) -> Document:
+    clean = prose.filter(lambda t: "<tool_call>" not in t and "<function=" not in t)
+    count = draw(st.integers(0, 3))
+    texts = [draw(clean) for _ in range(count + 1)]
+    calls = []
+    for _ in range(count):
+        name = draw(identifiers)
+        arguments = draw(python_arguments)
+        written = {k: qwen_value(v) for k, v in arguments.items()}
+        written = {k: w for k, w in written.items() if not any(c in w[0] for c in QWEN_CLOSERS)}
+        params = "".join(f"<parameter={k}>\n{w[0]}\n</parameter>\n" for k, w in written.items())
+        raw = f"<function={name}>\n{params}</function>"
+        if draw(st.booleans()):
+            raw = "<tool_call>\n" + raw + "\n</tool_call>"
+        calls.append((name, compact({k: w[1] for k, w in written.items()}), raw))
+    text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
+    return calls, text, "".join(texts)
+
+
+DOCUMENTS = {
+    "hermes": hermes_documents(),
+    "llama3_json": llama3_documents(),
+    "mistral": mistral_documents(),
+    "pythonic": pythonic_documents(),
+    "qwen3_xml": qwen3_documents(),
+}
+
+SOUP = [
+    "<tool_call>",
+    "</tool_call>",
+    "<tool",
+    "_call",
+    ">",
+    "</",
+    "<function=f>",
+    "<function=",
+    "</function>",
+    "<parameter=a>",
+    "</parameter>",
+    "[TOOL_CALLS]",
+    "[TOOL_",
+    "CALLS]",
+    "[ARGS]",
+    "[",
+    "]",
+    "(",
+    ")",
+    "<|python_tag|>",
+    "<|python_",
+    "<|python_start|>",
+    "<|python_end|>",
+    '{"name": "f", ',
+    '"parameters": ',
+    '"arguments": ',
+    '{"a": 1}',
+    "{",
+    "}",
+    '"',
+    "\\",
+    ",",
+    ":",
+    ";",
+    "\n",
+    " ",
+    "x",
+    "f",
+    "é",
+    "1",
+    "'",
+    '"""',
+    "#",
+    "f(a=1)",
+    "=",
+]
+soup = st.lists(st.sampled_from(SOUP) | st.text(max_size=2), max_size=30).map("".join)
+
+
+@st.composite
+def splits(draw: st.DrawFn, text: str) -> list[str]:
+    """The text cut at arbitrary points (sometimes every character)."""
+    if draw(st.booleans()):
+        return list(text)
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=12))))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+# Checks ------------------------------------------------------------------------------------
+
+
+def stream(fmt: str, pieces: list[str]) -> tuple[list[StreamEvent], ParseResult]:
+    parser = StreamParser(fmt)
+    events: list[StreamEvent] = []
+    for piece in pieces:
+        events += parser.feed(piece)
+    events += parser.close()
+    return events, parser.result()
+
+
+def assert_stream_matches(fmt: str, text: str, pieces: list[str]) -> list[StreamEvent]:
+    expected = parse(text, fmt)
+    events, result = stream(fmt, pieces)
+    assert result == expected
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == expected.text
+    assert all(e.text for e in events if isinstance(e, TextDelta))
+    finished = [e for e in events if isinstance(e, CallFinished)]
+    assert [e.call for e in finished] == expected.calls
+    assert sorted(e.index for e in finished) == list(range(len(expected.calls)))
+    started: set[int] = set()
+    done: set[int] = set()
+    for event in events:  # every call: started once, then arguments, then finished once
+        if isinstance(event, CallStarted):
+            assert event.index == len(started)
+            started.add(event.index)
+        elif isinstance(event, ArgumentsDelta):
+            assert event.index in started
+            assert event.index not in done
+        elif isinstance(event, CallFinished):
+            assert event.index in started
+            assert event.index not in done
+            done.add(event.index)
+    return events
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(data=st.data())
+def test_rendered_calls_are_found_exactly_in_any_split(fmt: str, data: st.DataObject) -> None:
+    calls, text, around = data.draw(DOCUMENTS[fmt])
+    result = parse(text, fmt)
+    assert [(c.name, c.arguments, c.raw) for c in result.calls] == calls
+    assert result.text == around
+    assert result.format == (fmt if calls else None)
+    events = assert_stream_matches(fmt, text, data.draw(splits(text)))
+    for index, (_, arguments, _) in enumerate(calls):  # previews add up to the arguments
+        preview = "".join(
+            e.text for e in events if isinstance(e, ArgumentsDelta) and e.index == index
+        )
+        assert json.loads(preview) == json.loads(arguments)
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, "auto"])
+@SETTINGS
+@given(data=st.data())
+def test_any_text_streams_like_it_parses(fmt: str, data: st.DataObject) -> None:
+    text = data.draw(soup)
+    assert_stream_matches(fmt, text, data.draw(splits(text)))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(data=st.data())
+def test_auto_reads_a_document_as_its_own_format_does(fmt: str, data: st.DataObject) -> None:
+    calls, text, _ = data.draw(DOCUMENTS[fmt])
+    if not calls:
+        return
+    auto = parse(text, "auto")
+    if auto.format is not None:  # text before the calls may carry another format's sign
+        assert_stream_matches("auto", text, data.draw(splits(text)))
+    own = parse(text, fmt)
+    if auto.format == fmt:
+        assert auto == own

@@ -1,0 +1,61 @@
+"""Tool calls recovered from model text, whole or streamed, and repaired before a re-ask.
+
+When vLLM runs with the wrong `--tool-call-parser`, or a fine-tune writes its tags as
+ordinary tokens, or a reasoning model calls inside `<think>`, the call arrives as text. These
+pure functions (no I/O, nothing evaluated) read it back:
+
+    from toolcall_sdk.parsing import StreamParser, parse_any, parse_with_reasoning
+
+    parse_any(content, "Qwen/Qwen2.5-7B-Instruct").calls   # [ParsedCall(name, arguments, raw)]
+    parse_with_reasoning(content, reasoning_content)        # also looks inside <think>
+
+    parser = StreamParser("hermes")
+    for delta in deltas:
+        events = parser.feed(delta)   # TextDelta, CallStarted, ArgumentsDelta, CallFinished
+    parser.close()
+
+Formats (one module each, each with `parse(text) -> ParseResult`): `hermes`,
+`llama3_json`, `mistral`, `pythonic`, `qwen3_xml`. Repairs live in `repair`.
+See docs/parsing.md.
+"""
+
+from toolcall_sdk.parsing._dispatch import detect_format, parse, parse_any
+from toolcall_sdk.parsing._registry import FORMATS, format_for
+from toolcall_sdk.parsing._types import (
+    ArgumentsDelta,
+    CallFinished,
+    CallStarted,
+    ParsedCall,
+    ParseResult,
+    StreamEvent,
+    TextDelta,
+)
+from toolcall_sdk.parsing.reasoning import parse_with_reasoning
+from toolcall_sdk.parsing.repair import (
+    close_truncated_json,
+    coerce_scalars,
+    repair_arguments,
+    unwrap_json_string,
+)
+from toolcall_sdk.parsing.stream import StreamParser
+
+__all__ = [
+    "FORMATS",
+    "ArgumentsDelta",
+    "CallFinished",
+    "CallStarted",
+    "ParseResult",
+    "ParsedCall",
+    "StreamEvent",
+    "StreamParser",
+    "TextDelta",
+    "close_truncated_json",
+    "coerce_scalars",
+    "detect_format",
+    "format_for",
+    "parse",
+    "parse_any",
+    "parse_with_reasoning",
+    "repair_arguments",
+    "unwrap_json_string",
+]

@@ -1,0 +1,94 @@
+"""Calls made inside a reasoning block.
+
+Reasoning models sometimes emit their call inside `<think>...</think>`, or vLLM's reasoning
+parser moves everything into `reasoning_content`, and the server's tool parser never sees
+the call. `parse_with_reasoning` finds it there, but only as a fallback: a model that drafts
+a call while thinking and then makes it for real must not have it run twice.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from toolcall_sdk.parsing import qwen3_xml
+from toolcall_sdk.parsing._dispatch import parse_any
+from toolcall_sdk.parsing._types import ParseResult
+
+__all__ = ["THINK_END", "THINK_START", "parse_with_reasoning"]
+
+THINK_START: Final = "<think>"
+THINK_END: Final = "</think>"
+
+
+def _segments(content: str) -> list[tuple[str, str, str]]:
+    """Split content into `(open_tag, body, close_tag)`; an open tag or a close tag marks a
+    think block. A `</think>` before any `<think>` closes a block the chat template opened."""
+    segments: list[tuple[str, str, str]] = []
+    pos = 0
+    first_end = content.find(THINK_END)
+    first_start = content.find(THINK_START)
+    if first_end >= 0 and (first_start < 0 or first_end < first_start):
+        segments.append(("", content[:first_end], THINK_END))
+        pos = first_end + len(THINK_END)
+    while True:
+        start = content.find(THINK_START, pos)
+        if start < 0:
+            segments.append(("", content[pos:], ""))
+            return segments
+        segments.append(("", content[pos:start], ""))
+        body = start + len(THINK_START)
+        end = content.find(THINK_END, body)
+        if end < 0:
+            segments.append((THINK_START, content[body:], ""))
+            return segments
+        segments.append((THINK_START, content[body:end], THINK_END))
+        pos = end + len(THINK_END)
+
+
+def parse_with_reasoning(
+    content: str | None,
+    reasoning: str | None = None,
+    family_or_format: str | None = None,
+    *,
+    schemas: qwen3_xml.Schemas | None = None,
+) -> ParseResult:
+    """Find calls in an answer's content, else in its think blocks, else in its reasoning.
+
+    Args:
+        content: The message content; may hold `<think>...</think>` blocks (or start inside
+            one whose `<think>` the chat template wrote).
+        reasoning: The separate reasoning text (`reasoning_content`), if the server sent one.
+        family_or_format: See `parse_any`.
+        schemas: See `parse_any`.
+
+    Returns:
+        The calls of the first place that has any: the content outside think blocks, then
+        the think blocks, then `reasoning`. `text` is the content with the markup of the
+        returned calls removed, think blocks kept; `reasoning` never adds to it.
+    """
+    content = content or ""
+    segments = _segments(content)
+    results = [
+        parse_any(body, family_or_format, schemas=schemas)
+        if body.strip()
+        else ParseResult([], body, None)
+        for _, body, _ in segments
+    ]
+    for in_think in (False, True):
+        chosen = {
+            i
+            for i, (opening, _, closing) in enumerate(segments)
+            if results[i].calls and bool(opening or closing) == in_think
+        }
+        if chosen:
+            pieces = [
+                opening + (results[i].text if i in chosen else body) + closing
+                for i, (opening, body, closing) in enumerate(segments)
+            ]
+            calls = [call for i in sorted(chosen) for call in results[i].calls]
+            return ParseResult(calls, "".join(pieces), results[min(chosen)].format)
+    if reasoning and reasoning.strip():
+        result = parse_any(reasoning, family_or_format, schemas=schemas)
+        if result.calls:
+            return ParseResult(result.calls, content, result.format)
+    return ParseResult([], content, None)

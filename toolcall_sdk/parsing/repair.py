@@ -1,0 +1,367 @@
+"""Deterministic repairs of tool-call arguments, tried before the model is asked again.
+
+Each repair fixes one known way small models garble arguments whose intent is unambiguous,
+and never changes what a value means; anything else is left for validation to report back
+to the model. Every function returns the (possibly) repaired value and the repairs it made,
+so the client can record them on the attempt. A repair is named by its kind, followed for
+per-value repairs by a JSON pointer to the value: `"scalar_from_string:/amount"`.
+
+- `close_truncated_json`: `{"city": "Hanoi"` → `{"city":"Hanoi"}`, only when the model
+  stopped on its own (`finish_reason == "stop"`), never when it ran into the length limit.
+- `unwrap_json_string`: `"{\\"city\\": \\"Hanoi\\"}"` (the arguments object sent as a JSON
+  string) → `{"city":"Hanoi"}`.
+- `coerce_scalars`: `"5"` → `5` where the schema wants an integer, `"2.5"` → `2.5` for a
+  number, `"true"` → `True` for a boolean, `"[1, 2]"` → `[1, 2]` for an array, only when the
+  text is exactly the canonical form of that value (`"5.0"` stays a string for an integer).
+- `repair_arguments`: all of the above, in that order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from toolcall_sdk.parsing._json import dumps, loads
+
+__all__ = [
+    "CLOSED_TRUNCATED_JSON",
+    "JSON_STRING_ARGUMENTS",
+    "JSON_STRING_VALUE",
+    "SCALAR_FROM_STRING",
+    "close_truncated_json",
+    "coerce_scalars",
+    "repair_arguments",
+    "unwrap_json_string",
+]
+
+CLOSED_TRUNCATED_JSON: Final = "closed_truncated_json"
+JSON_STRING_ARGUMENTS: Final = "json_string_arguments"
+SCALAR_FROM_STRING: Final = "scalar_from_string"
+JSON_STRING_VALUE: Final = "json_string_value"
+
+# Arguments wrapped in a string inside a string inside...: models do not nest deeper.
+_MAX_UNWRAP: Final = 3
+# Schemas reference each other through $ref; a cycle must not loop forever.
+_MAX_DEPTH: Final = 64
+
+_INTEGER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_BOOLEANS: Final = {"true": True, "false": False, "True": True, "False": False}
+_BRACKETS: Final = re.compile(r'[\[\]{}"]')
+_IN_STRING: Final = re.compile(r'["\\]')
+_CLOSER: Final = {"{": "}", "[": "]"}
+
+
+def close_truncated_json(text: str, finish_reason: str | None) -> tuple[str, list[str]]:
+    """Close the objects and arrays a model left open at the very end of its arguments.
+
+    Only brackets are added, only at the end, and only when the model stopped by itself:
+    with `finish_reason == "length"` the text was cut and its end is unknown.
+
+    Args:
+        text: Argument text.
+        finish_reason: The choice's finish reason.
+
+    Returns:
+        `(compact JSON, ["closed_truncated_json"])` when closing the open brackets makes
+        valid JSON, else `(text, [])`.
+    """
+    if finish_reason != "stop":
+        return text, []
+    try:
+        loads(text)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        return text, []
+    closers = _missing_closers(text)
+    if not closers:
+        return text, []
+    try:
+        value = loads(text.rstrip() + closers)
+    except (ValueError, RecursionError):
+        return text, []
+    return dumps(value), [CLOSED_TRUNCATED_JSON]
+
+
+def _missing_closers(text: str) -> str:
+    """The brackets that close what is open at the end of `text`; "" when nothing is open,
+    the end is inside a string, or the brackets do not pair up."""
+    stack: list[str] = []
+    pos = 0
+    while True:
+        found = _BRACKETS.search(text, pos)
+        if found is None:
+            break
+        c = found.group()
+        pos = found.end()
+        if c == '"':
+            while True:
+                inside = _IN_STRING.search(text, pos)
+                if inside is None:
+                    return ""  # ends inside a string: its end is unknown
+                pos = inside.end() + (1 if inside.group() == "\\" else 0)
+                if inside.group() == '"':
+                    break
+        elif c in "{[":
+            stack.append(_CLOSER[c])
+        elif not stack or stack.pop() != c:
+            return ""
+    return "".join(reversed(stack))
+
+
+def unwrap_json_string(arguments: str) -> tuple[str, list[str]]:
+    """Decode arguments that arrived as a JSON string holding the JSON object.
+
+    Args:
+        arguments: Argument text, e.g. `"{\\"a\\": 1}"`.
+
+    Returns:
+        `(compact JSON of the object, ["json_string_arguments"])`, or `(arguments, [])` when
+        they are not a string holding an object.
+    """
+    text = arguments
+    for _ in range(_MAX_UNWRAP):
+        try:
+            value = loads(text)
+        except (ValueError, RecursionError):
+            return arguments, []
+        if isinstance(value, dict):
+            break
+        if not isinstance(value, str):
+            return arguments, []
+        text = value
+    else:
+        return arguments, []
+    if text is arguments:
+        return arguments, []
+    return dumps(value), [JSON_STRING_ARGUMENTS]
+
+
+def coerce_scalars(data: Any, schema: Mapping[str, Any]) -> tuple[Any, list[str]]:
+    """Turn strings into the numbers, booleans, arrays or objects the schema asks for.
+
+    A string is converted only where the schema does not also accept a string, and only when
+    it is exactly the canonical text of the value (`"5"` for 5, `"-0.5"`, `"1e3"`, `"true"`
+    or `"True"`, `"null"`; not `"05"`, `"5.0"` for an integer, `" 5"`, `"yes"`). Objects and
+    arrays are walked through `properties`, `additionalProperties`, `items`, `prefixItems`,
+    `anyOf`/`oneOf`/`allOf` and local `$ref`s (`#/$defs/...`), as Pydantic writes them.
+
+    Args:
+        data: Decoded arguments.
+        schema: The tool's parameters schema.
+
+    Returns:
+        The converted data (a new object when anything changed) and one repair per value
+        converted, e.g. `["scalar_from_string:/amount_vnd"]`.
+    """
+    repairs: list[str] = []
+    return _coerce(data, schema, schema, "", repairs, 0), repairs
+
+
+def repair_arguments(
+    arguments: str,
+    schema: Mapping[str, Any] | None = None,
+    *,
+    finish_reason: str | None = None,
+) -> tuple[str, list[str]]:
+    """Apply every repair that fits: close, unwrap, then coerce.
+
+    Args:
+        arguments: Argument text of one call.
+        schema: The tool's parameters schema; without it no coercion is tried.
+        finish_reason: The choice's finish reason (closing needs `"stop"`).
+
+    Returns:
+        The argument text (compact JSON when anything changed) and the repairs made.
+    """
+    text, repairs = close_truncated_json(arguments, finish_reason)
+    text, unwrapped = unwrap_json_string(text)
+    repairs += unwrapped
+    if schema is not None:
+        try:
+            data = loads(text)
+        except (ValueError, RecursionError):
+            return text, repairs
+        coerced, changed = coerce_scalars(data, schema)
+        if changed:
+            text = dumps(coerced)
+            repairs += changed
+    return text, repairs
+
+
+def _pointer(path: str, key: str | int) -> str:
+    return f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}"
+
+
+def _resolve(schema: Any, root: Mapping[str, Any], depth: int) -> Any:
+    while (
+        isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and depth < _MAX_DEPTH
+    ):
+        ref: str = schema["$ref"]
+        if not ref.startswith("#/"):
+            return None
+        target: Any = root
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target.get(part) if isinstance(target, Mapping) else None
+        schema = target
+        depth += 1
+    return schema
+
+
+def _types(schema: Mapping[str, Any]) -> set[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    if "properties" in schema:
+        return {"object"}
+    if "items" in schema or "prefixItems" in schema:
+        return {"array"}
+    return set()
+
+
+def _branches(schema: Mapping[str, Any]) -> list[Any]:
+    branches: list[Any] = []
+    for key in ("anyOf", "oneOf", "allOf"):
+        value = schema.get(key)
+        if isinstance(value, list):
+            branches += value
+    return branches
+
+
+def _container_branches(
+    schema: Mapping[str, Any], kind: str, root: Mapping[str, Any], depth: int
+) -> list[Mapping[str, Any]]:
+    """The sub-schemas that apply to an object or array value: every `allOf` entry of that
+    kind, and the `anyOf`/`oneOf` entry of that kind when there is exactly one (with two,
+    which one the value is meant for is unknown, and a guess could change its meaning)."""
+    found: list[Mapping[str, Any]] = []
+    for key in ("allOf", "anyOf", "oneOf"):
+        value = schema.get(key)
+        if not isinstance(value, list):
+            continue
+        matching = [
+            resolved
+            for resolved in (_resolve(b, root, depth + 1) for b in value)
+            if isinstance(resolved, Mapping) and kind in _types(resolved)
+        ]
+        if key == "allOf" or len(matching) == 1:
+            found += matching
+    return found
+
+
+def _accepts_string(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
+    schema = _resolve(schema, root, depth)
+    if not isinstance(schema, Mapping):
+        return True  # unknown: leave strings alone
+    branches = _branches(schema)
+    if branches:
+        return any(_accepts_string(b, root, depth + 1) for b in branches)
+    types = _types(schema)
+    return not types or "string" in types
+
+
+def _from_string(text: str, kind: str) -> tuple[bool, Any]:
+    if kind == "integer" and _INTEGER.fullmatch(text):
+        return True, int(text)
+    if kind == "number" and _NUMBER.fullmatch(text):
+        value = loads(text)
+        if isinstance(value, int) or math.isfinite(value):
+            return True, value
+    if kind == "boolean" and text in _BOOLEANS:
+        return True, _BOOLEANS[text]
+    if kind == "null" and text == "null":
+        return True, None
+    if kind in ("object", "array"):
+        try:
+            value = loads(text)
+        except (ValueError, RecursionError):
+            return False, None
+        if isinstance(value, dict if kind == "object" else list):
+            return True, value
+    return False, None
+
+
+def _coerce(
+    value: Any, schema: Any, root: Mapping[str, Any], path: str, repairs: list[str], depth: int
+) -> Any:
+    schema = _resolve(schema, root, depth)
+    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, str):
+        if _accepts_string(schema, root, depth):
+            return value
+        for candidate in [schema, *_branches(schema)]:
+            candidate = _resolve(candidate, root, depth + 1)
+            if not isinstance(candidate, Mapping):
+                continue
+            for kind in ("integer", "number", "boolean", "null", "object", "array"):
+                if kind in _types(candidate):
+                    ok, converted = _from_string(value, kind)
+                    if ok:
+                        name = (
+                            JSON_STRING_VALUE if kind in ("object", "array") else SCALAR_FROM_STRING
+                        )
+                        repairs.append(f"{name}:{path or '/'}")
+                        return _coerce(converted, candidate, root, path, repairs, depth + 1)
+        return value
+    if isinstance(value, dict):
+        return _coerce_object(value, schema, root, path, repairs, depth)
+    if isinstance(value, list):
+        return _coerce_array(value, schema, root, path, repairs, depth)
+    return value
+
+
+def _coerce_object(
+    value: dict[str, Any],
+    schema: Mapping[str, Any],
+    root: Mapping[str, Any],
+    path: str,
+    repairs: list[str],
+    depth: int,
+) -> Any:
+    for branch in _container_branches(schema, "object", root, depth):
+        value = _coerce_object(value, branch, root, path, repairs, depth + 1)
+    properties = schema.get("properties")
+    extra = schema.get("additionalProperties")
+    if not isinstance(properties, Mapping) and not isinstance(extra, Mapping):
+        return value
+    result = {}
+    for key, item in value.items():
+        sub = properties.get(key) if isinstance(properties, Mapping) else None
+        if sub is None and isinstance(extra, Mapping):
+            sub = extra
+        result[key] = (
+            item
+            if sub is None
+            else _coerce(item, sub, root, _pointer(path, key), repairs, depth + 1)
+        )
+    return result
+
+
+def _coerce_array(
+    value: list[Any],
+    schema: Mapping[str, Any],
+    root: Mapping[str, Any],
+    path: str,
+    repairs: list[str],
+    depth: int,
+) -> Any:
+    for branch in _container_branches(schema, "array", root, depth):
+        value = _coerce_array(value, branch, root, path, repairs, depth + 1)
+    prefix = schema.get("prefixItems")
+    items = schema.get("items")
+    result = []
+    for i, item in enumerate(value):
+        sub = prefix[i] if isinstance(prefix, list) and i < len(prefix) else items
+        result.append(
+            item
+            if not isinstance(sub, Mapping)
+            else _coerce(item, sub, root, _pointer(path, i), repairs, depth + 1)
+        )
+    return result
