@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from toolcall_sdk._errors import ToolCallFailed
 from toolcall_sdk._feedback import feedback_text, no_tool_call_text
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
+from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
     Attempt,
     Problem,
@@ -142,9 +143,22 @@ def flow(
             latency_s=answer.latency_s,
         )
         state.attempts.append(attempt)
+        message = answer.message
+        if not message.get("tool_calls"):
+            recovered = recover_calls(message, hint=config.model, attempt=number)
+            if recovered is not None:
+                message = recovered
+                attempt.parser_miss = True
         offered_tools = {name: config.tools[name] for name in offered}
-        calls, problems = check_answer(answer.message, offered_tools, context=validation_context)
-        assistant = assistant_history_entry(answer.message)
+        calls, problems = check_answer(
+            message,
+            offered_tools,
+            context=validation_context,
+            schemas={name: config.schemas[name]["function"]["parameters"] for name in offered},
+            finish_reason=answer.finish_reason,
+            repairs=attempt.repairs,
+        )
+        assistant = assistant_history_entry(message)
 
         if not problems and execute:
             problems = yield from _execute(calls, state, offered_tools)
@@ -156,7 +170,7 @@ def flow(
             return ToolCallResult(
                 called=True,
                 calls=[*state.executed, *calls] if execute else calls,
-                content=answer.message.get("content") or None,
+                content=message.get("content") or None,
                 attempts=state.attempts,
                 messages=state.history,
                 route=decision,
@@ -164,7 +178,7 @@ def flow(
             )
 
         attempt.problems = problems
-        attempt.feedback = _feedback_messages(answer.message, calls, problems, offered)
+        attempt.feedback = _feedback_messages(message, calls, problems, offered)
         state.history.append(assistant)
         state.history.extend(attempt.feedback)
 

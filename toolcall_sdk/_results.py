@@ -140,6 +140,11 @@ class Attempt:
         feedback: The messages appended for the next attempt.
         usage: Tokens the server reported for this request.
         latency_s: Seconds the request took, transport retries included.
+        parser_miss: The server returned no `tool_calls` but the calls were found in the
+            text (content or reasoning) and recovered: the server's --tool-call-parser does
+            not match the model's format.
+        repairs: Deterministic repairs applied before validation, as `tool:repair`
+            (e.g. `create_invoice:scalar_from_string:/amount_vnd`).
     """
 
     number: int
@@ -150,6 +155,8 @@ class Attempt:
     feedback: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
+    parser_miss: bool = False
+    repairs: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

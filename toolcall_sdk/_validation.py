@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from toolcall_sdk._feedback import field_errors_from_pydantic
 from toolcall_sdk._results import Problem, ToolCall
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.parsing.repair import repair_arguments
 
 __all__ = ["check_answer", "drop_null_defaults"]
 
@@ -25,13 +26,23 @@ def check_answer(
     tools: Mapping[str, Tool[..., Any]],
     *,
     context: Any = None,
+    schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    finish_reason: str | None = None,
+    repairs: list[str] | None = None,
 ) -> tuple[list[ToolCall], list[Problem]]:
     """Validate every tool call of an assistant message.
+
+    Before validation, each call's argument text gets the deterministic repairs of
+    `toolcall_sdk.parsing.repair` (a JSON string inside JSON, lossless scalar strings, a
+    closing brace lost at a clean stop); none of them changes a value's meaning.
 
     Args:
         message: The assistant message, with `tool_calls` in OpenAI form.
         tools: The tools that were offered, by name.
         context: Passed to Pydantic as the validation context.
+        schemas: The parameters schema sent for each tool (enables scalar repairs).
+        finish_reason: The choice's finish reason (closing a truncated object needs "stop").
+        repairs: Receives `tool:repair` for each repair made.
 
     Returns:
         The calls that passed and the problems of those that did not. An answer with no
@@ -60,6 +71,11 @@ def check_answer(
                 )
             )
             continue
+        if isinstance(arguments, str) and arguments.strip():
+            schema = (schemas or {}).get(tool.name)
+            arguments, made = repair_arguments(arguments, schema, finish_reason=finish_reason)
+            if repairs is not None:
+                repairs.extend(f"{tool.name}:{repair}" for repair in made)
         data, json_error = _parse_arguments(arguments)
         if json_error is not None:
             problems.append(
