@@ -16,6 +16,7 @@ import pytest
 
 from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
 from toolcall_sdk.launcher import Server, serve
+from toolcall_sdk.launcher._demo import demo_vllm_args
 
 VLLM_PYTHON_ENV = "TOOLCALL_VLLM_VENV_PYTHON"
 _DEFAULT_VENV = Path(
@@ -74,7 +75,7 @@ def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Ser
         command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
         served_model_name=SERVED_MODEL_NAME,
         max_model_len=MAX_MODEL_LEN,
-        extra_args=["--dtype", "float32", "--enforce-eager"],
+        extra_args=demo_vllm_args(model_dir),
         env=SERVE_ENV,
         startup_timeout=STARTUP_TIMEOUT,
         **options,  # type: ignore[arg-type]

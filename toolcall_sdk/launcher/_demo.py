@@ -18,7 +18,13 @@ from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME, DemoConfig, default_
 from toolcall_sdk.launcher._errors import LaunchError
 from toolcall_sdk.launcher._vllm import COMMAND_ENV
 
-__all__ = ["DEMO_MAX_MODEL_LEN", "DemoLaunch", "demo_python", "prepare_demo"]
+__all__ = [
+    "DEMO_MAX_MODEL_LEN",
+    "DemoLaunch",
+    "demo_python",
+    "demo_vllm_args",
+    "prepare_demo",
+]
 
 DEMO_MAX_MODEL_LEN = 2048
 # float32 because the CPU backend's bf16 kernels need AVX-512; eager because CUDA-graph-like
@@ -93,9 +99,18 @@ def prepare_demo(
     return DemoLaunch(
         model_dir=model_dir,
         vllm_command=command,
-        extra_args=(*_DEMO_VLLM_ARGS, *extra_args),
+        extra_args=(*demo_vllm_args(model_dir), *extra_args),
         env=dict(SERVE_ENV),
     )
+
+
+def demo_vllm_args(model_dir: Path) -> list[str]:
+    """The vLLM flags the demo model needs beyond the launcher's own."""
+    args = list(_DEMO_VLLM_ARGS)
+    tokenizer = model_dir / "tokenizer"
+    if tokenizer.is_dir():  # the build keeps its tokenizer beside the weights
+        args += ["--tokenizer", str(tokenizer)]
+    return args
 
 
 def _build(python: str, log: Callable[[str], None]) -> Path:
