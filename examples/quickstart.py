@@ -43,6 +43,9 @@ def main() -> None:
             model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
             tools=[create_invoice],
             max_retries=2,
+            # The default asks the model whether a tool is needed; the tiny CPU demo model
+            # was not trained on that question, so scripts/demo.sh sets "always".
+            router=os.environ.get("TOOLCALL_ROUTER", "llm"),
         )
     else:
         from toolcall_sdk.testing import ScriptedModel, tool_call

@@ -45,7 +45,9 @@ for _ in $(seq 1 1800); do
     sleep 1
 done
 echo "== server ready at $base_url; running examples/quickstart.py against it"
-TOOLCALL_BASE_URL="$base_url" TOOLCALL_MODEL=toolcall-demo "$VENV/bin/python" examples/quickstart.py
+# The demo model is too small to answer the stage-1 router's question: route "always".
+TOOLCALL_BASE_URL="$base_url" TOOLCALL_MODEL=toolcall-demo TOOLCALL_ROUTER=always \
+    "$VENV/bin/python" examples/quickstart.py
 if [ "$KEEP" = 1 ]; then
     echo "== the demo server keeps running at $base_url (pid $server)"
 fi

@@ -113,6 +113,22 @@ def test_feedback_loop_on_a_real_server(demo_server: Server) -> None:
     assert attempts[2].request.message_count == 5
 
 
+def test_feedback_loop_corrects_a_past_due_date(demo_server: Server) -> None:
+    """The model dates a relative due date in the past; the validator's feedback fixes it."""
+    client = client_for(demo_server, [create_invoice], max_retries=2)
+
+    result = client.call("Create an invoice for CUS-123456 for 1500000 VND, due in two weeks.")
+
+    assert len(result.attempts) == 2, [a.raw_message for a in result.attempts]
+    first = result.attempts[0]
+    assert first.error_kinds == ["invalid_arguments"]
+    assert first.problems[0].fields[0].field == "due_date"
+    assert "must not be in the past" in first.feedback[0]["content"]
+    arguments = result.call.arguments
+    assert arguments.due_date >= date.today()  # type: ignore[attr-defined]
+    assert arguments.customer_id == "CUS-123456"  # type: ignore[attr-defined]
+
+
 def test_unknown_model_is_a_typed_error(demo_server: Server) -> None:
     client = ToolCallClient(
         base_url=demo_server.base_url, model="no-such-model", tools=DEMO_TOOLS, router="always"
@@ -138,7 +154,7 @@ def test_server_parser_handles_auto_calls(demo_server: Server) -> None:
     raw = openai.OpenAI(base_url=demo_server.base_url, api_key="x", max_retries=0)
     response = raw.chat.completions.create(  # type: ignore[call-overload]
         model=SERVED_MODEL_NAME,
-        messages=[{"role": "user", "content": "What is the weather in Rome in celsius?"}],
+        messages=[{"role": "user", "content": "What's the weather in Paris?"}],
         tools=[t.openai_schema() for t in DEMO_TOOLS],
         tool_choice="auto",
         temperature=0,

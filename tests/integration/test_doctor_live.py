@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from toolcall_sdk import ToolCallClient
+import openai
+
 from toolcall_sdk.demo import SERVED_MODEL_NAME
 from toolcall_sdk.demo.tools import get_weather
 from toolcall_sdk.doctor import run_doctor
 from toolcall_sdk.launcher import Server
+from toolcall_sdk.parsing import parse_any
 
 from .conftest import launch
 
@@ -34,18 +36,26 @@ def test_doctor_finds_the_planted_wrong_parser(vllm_python: str, demo_model_dir:
         vllm_python, demo_model_dir, tool_call_parser="pythonic"
     ) as server:
         report = run_doctor(server.base_url, model=SERVED_MODEL_NAME)
-        # Forced calls use structured outputs and do not depend on the parser.
-        client = ToolCallClient(
-            base_url=server.base_url,
-            model=SERVED_MODEL_NAME,
-            tools=[get_weather],
-            router="always",
-            max_tokens=200,
+        raw = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+        leaked = (
+            raw.chat.completions.create(  # type: ignore[call-overload]
+                model=SERVED_MODEL_NAME,
+                messages=[{"role": "user", "content": "What's the weather in Paris?"}],
+                tools=[get_weather.openai_schema()],
+                tool_choice="auto",
+                temperature=0,
+                max_tokens=200,
+            )
+            .choices[0]
+            .message
         )
-        forced = client.call("Weather in Oslo in celsius?")
 
     finding = next(f for f in report.findings if f.check == "tool-call parser")
     assert finding.status == "fail", report.findings
     assert "--tool-call-parser hermes" in finding.fix
     assert report.exit_code == 1
-    assert forced.call.name == "get_weather"
+    # The server left the call in the text; the SDK's parsers read it back.
+    assert leaked.tool_calls is None
+    recovered = parse_any(leaked.content or "", SERVED_MODEL_NAME)
+    assert [call.name for call in recovered.calls] == ["get_weather"]
+    assert recovered.format == "hermes"
