@@ -13,16 +13,22 @@ import os
 from datetime import date
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from toolcall_sdk import ToolCallClient, tool
+
+
+def not_in_past(value: date) -> date:
+    if value < date.today():
+        raise ValueError("must not be in the past")
+    return value
 
 
 @tool
 def create_invoice(
     customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
     amount_vnd: Annotated[int, Field(gt=0)],
-    due_date: date,
+    due_date: Annotated[date, AfterValidator(not_in_past)],
 ) -> dict[str, Any]:
     """Create an invoice for a customer.
 

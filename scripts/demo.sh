@@ -25,7 +25,8 @@ echo "== launching the demo model on port $PORT (log: $log)"
 server=$!
 stop() {
     if [ "$KEEP" = 0 ] && kill -0 "$server" 2>/dev/null; then
-        kill -INT "$server"
+        # SIGTERM: a background job of a non-interactive shell ignores SIGINT.
+        kill -TERM "$server"
         wait "$server" || true
     fi
 }
