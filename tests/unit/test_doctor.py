@@ -64,9 +64,7 @@ def test_healthy_server_passes_every_check() -> None:
 
 
 def test_wrong_parser_is_found_and_the_flag_named() -> None:
-    leaked = (
-        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
-    )
+    leaked = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     model = ScriptedModel(server(auto=lambda request: text(leaked)))
 
     report = doctor_on(model)
@@ -111,9 +109,7 @@ def test_forced_call_cut_by_max_tokens() -> None:
     def handle(request: RecordedRequest) -> Reply:
         if request.tool_choice in ("auto", None):
             return text("hello")
-        return text(
-            '<tool_call>{"name": "get_weather", "arguments": "', finish_reason="length"
-        )
+        return text('<tool_call>{"name": "get_weather", "arguments": "', finish_reason="length")
 
     report = doctor_on(ScriptedModel(handle))
 
@@ -134,9 +130,7 @@ def test_unknown_model_and_unreachable_server() -> None:
 
 def test_cli_exit_code_and_table() -> None:
     model = ScriptedModel(
-        server(
-            auto=lambda request: text('[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]')
-        )
+        server(auto=lambda request: text('[TOOL_CALLS][{"name": "get_weather", "arguments": {}}]'))
     )
     with model.serve() as base_url:
         result = CliRunner().invoke(app, ["doctor", "--base-url", base_url])
