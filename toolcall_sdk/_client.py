@@ -25,6 +25,7 @@ from toolcall_sdk._errors import (
     ToolCallFailed,
     ToolDefinitionError,
 )
+from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
 from toolcall_sdk._pipeline import (
     STAGE_ROUTE,
@@ -142,7 +143,8 @@ class _ClientCore:
     def _flow(
         self, messages: MessagesInput, *, execute: bool, context: Any
     ) -> Generator[Any, Any, ToolCallResult]:
-        return flow(self._config, to_messages(messages), execute=execute, context=context)
+        history = normalize_history(to_messages(messages), model=self._config.model)
+        return flow(self._config, history, execute=execute, context=context)
 
     def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         kwargs = dict(request.params)
