@@ -36,7 +36,14 @@ from toolcall_sdk._errors import (
     TransportError,
 )
 
-__all__ = ["RetryPolicy", "async_retrying", "is_transient", "retrying", "translate_error"]
+__all__ = [
+    "RetryPolicy",
+    "async_retrying",
+    "error_body_message",
+    "is_transient",
+    "retrying",
+    "translate_error",
+]
 
 logger = logging.getLogger("toolcall_sdk")
 
@@ -214,14 +221,17 @@ def _hint(message: str) -> str:
     return ""
 
 
+def error_body_message(body: object) -> str:
+    """The message of an error body: OpenAI's `{"error": {"message"}}` or vLLM's flat form."""
+    if not isinstance(body, dict):
+        return ""
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    text = inner.get("message") if isinstance(inner, dict) else None
+    return text if isinstance(text, str) else ""
+
+
 def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        text = inner.get("message") if isinstance(inner, dict) else None
-        if isinstance(text, str) and text:
-            return text
-    return str(exc.message)
+    return error_body_message(exc.body) or str(exc.message)
 
 
 def _retry_after(exc: BaseException | None) -> float | None:

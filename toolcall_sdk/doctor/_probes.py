@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx2
 
+from toolcall_sdk._transport import error_body_message
 from toolcall_sdk.doctor._findings import Report
 from toolcall_sdk.doctor._markup import detect_markup
 
@@ -63,9 +64,7 @@ class _Reply:
 
     @property
     def server_message(self) -> str:
-        body = self.body or {}
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        return str(inner.get("message", "")) if isinstance(inner, dict) else ""
+        return error_body_message(self.body)
 
 
 class _Session:
