@@ -1,7 +1,9 @@
 """`ToolCallClient` and `AsyncToolCallClient`: the pipeline over the official openai client.
 
-Both twins share `_ClientCore` (configuration, request bookkeeping, reading answers);
-only sending requests, running functions and consulting routers differ.
+Both twins share `_ClientCore` (configuration, request bookkeeping, reading answers) and
+the I/O-free pipeline and stream translation; only sending requests, running functions and
+consulting routers differ. `call()`, `run()` and `stream()` all go through one effect loop
+per twin (`_events`): `call()` keeps only its last event, `stream()` yields them all.
 """
 
 from __future__ import annotations
@@ -12,8 +14,17 @@ import itertools
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import Any, Literal
 
 import httpx2
 import openai
@@ -25,21 +36,25 @@ from toolcall_sdk._errors import (
     ToolCallFailed,
     ToolDefinitionError,
 )
+from toolcall_sdk._events import StreamCompleted, ToolCallEvent
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
 from toolcall_sdk._pipeline import (
+    STAGE_CALL,
     STAGE_ROUTE,
+    TOOL_CHOICES,
     Answer,
     ChatRequest,
     Config,
     Execute,
+    Notify,
     Outcome,
     RouteQuery,
     flow,
 )
 from toolcall_sdk._results import ToolCallResult, Usage
 from toolcall_sdk._routing import RouteDecision, RouterSpec, resolve_router
-from toolcall_sdk._streaming import StreamAccumulator
+from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
 from toolcall_sdk._tools import Tool, as_tool
 from toolcall_sdk._transport import (
     RetryPolicy,
@@ -47,6 +62,7 @@ from toolcall_sdk._transport import (
     retrying,
     translate_error,
 )
+from toolcall_sdk.parsing import format_for
 
 __all__ = ["AsyncToolCallClient", "ToolCallClient"]
 
@@ -58,6 +74,9 @@ _PLACEHOLDER_KEY = "EMPTY"
 _STAGE_HEADER = "x-toolcall-stage"
 
 Escalation = Callable[[ToolCallFailed], ToolCallResult | Awaitable[ToolCallResult]]
+ToolChoice = Literal["required", "auto"]
+# What `stream()`'s effect loop hands on: events, and the answer that ends a request.
+_Live = ToolCallEvent | Answer
 
 
 class _ClientCore:
@@ -80,9 +99,18 @@ class _ClientCore:
         on_escalate: Escalation | None,
         extra_body: Mapping[str, Any] | None,
         default_headers: Mapping[str, str] | None,
+        recover: bool,
+        tool_choice: ToolChoice,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
+        if tool_choice not in TOOL_CHOICES:
+            raise ValueError(
+                f"tool_choice must be one of {', '.join(map(repr, TOOL_CHOICES))} "
+                f"(got {tool_choice!r}); use 'auto' for servers without 'required' support"
+            )
+        if not isinstance(recover, bool):
+            raise ValueError(f"recover must be True or False (got {recover!r})")
         if not model:
             raise ValueError("model is required: the name the server serves the model under")
         tool_list = [as_tool(item) for item in tools]
@@ -107,7 +135,12 @@ class _ClientCore:
             parallel_tool_calls=parallel_tool_calls,
             extra_body=extra_body,
             validation_context=validation_context,
+            recover=recover,
+            tool_choice=tool_choice,
         )
+        # The format `stream()` reads leaked calls in: the model's own when its name tells,
+        # else the first sign of any format in the text decides.
+        self._content_format = format_for(model) or "auto"
         if base_url is None:
             base_url = os.environ.get("TOOLCALL_BASE_URL") or DEFAULT_BASE_URL
         self._base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
@@ -153,6 +186,14 @@ class _ClientCore:
             kwargs["stream"] = True
             kwargs["stream_options"] = {"include_usage": True}
         return kwargs
+
+    def _answer_events(self, request: ChatRequest) -> AnswerEvents:
+        # Plain answers are text the user asked for: never searched for calls (as in call()).
+        reads_calls = request.stage == STAGE_CALL and self._config.recover
+        return AnswerEvents(
+            attempt=request.attempt,
+            content_format=self._content_format if reads_calls else None,
+        )
 
     def _endpoint_order(self) -> int:
         return next(self._next_endpoint) % len(self._base_urls)
@@ -208,6 +249,24 @@ def _answer_from_stream(accumulator: StreamAccumulator, latency: float) -> Answe
     )
 
 
+def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
+    if isinstance(exc, httpx2.TimeoutException):
+        return openai.APITimeoutError(request=exc.request)
+    return openai.APIConnectionError(request=exc.request)
+
+
+def _final(events: Iterable[ToolCallEvent]) -> ToolCallResult:
+    # Run the loop to its end (not just to the last event) so that it is finished, not
+    # left suspended for the garbage collector to close.
+    results = [event.result for event in events if isinstance(event, StreamCompleted)]
+    return results[-1]
+
+
+async def _afinal(events: AsyncIterator[ToolCallEvent]) -> ToolCallResult:
+    results = [event.result async for event in events if isinstance(event, StreamCompleted)]
+    return results[-1]
+
+
 def _invoke_sync(effect: Execute) -> Outcome:
     try:
         value = effect.tool.invoke(effect.arguments)
@@ -236,7 +295,8 @@ class ToolCallClient(_ClientCore):
     Stage 1 decides whether a tool is needed; stage 2 forces the call
     (`tool_choice="required"`, or named when one tool is offered), validates the arguments
     with each tool's Pydantic model, sends specific feedback and retries at most
-    `max_retries` times, then raises `ToolCallFailed` with every attempt.
+    `max_retries` times, then raises `ToolCallFailed` with every attempt. `stream()` does
+    the same while yielding typed events for a UI (see `toolcall_sdk._events`).
 
     Args:
         base_url: The server's `/v1` URL, or a list of them (the client rotates between
@@ -259,6 +319,12 @@ class ToolCallClient(_ClientCore):
             return value (a `ToolCallResult`) replaces the exception.
         extra_body: Extra fields for every request body (e.g. vLLM sampling options).
         default_headers: Headers for every request.
+        recover: Read calls back from the answer's text when the server returned none (a
+            `--tool-call-parser` that does not match the model); such attempts are flagged
+            `parser_miss`. False turns that off: the answer is then a `no_tool_call`.
+        tool_choice: Stage 2's `tool_choice`: `"required"` (named when one tool is
+            offered) or `"auto"`, for servers without `required` support; under `"auto"` a
+            text answer with no call in it is fed back as `no_tool_call` and retried.
         openai_client: Your own `openai.OpenAI`; used with its retries switched off.
         http_client: An `httpx2.Client` for the openai client (proxies, tests).
     """
@@ -282,6 +348,8 @@ class ToolCallClient(_ClientCore):
         on_escalate: Escalation | None = None,
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
+        recover: bool = True,
+        tool_choice: ToolChoice = "required",
         openai_client: openai.OpenAI | None = None,
         http_client: httpx2.Client | None = None,
     ) -> None:
@@ -304,6 +372,8 @@ class ToolCallClient(_ClientCore):
             on_escalate=on_escalate,
             extra_body=extra_body,
             default_headers=default_headers,
+            recover=recover,
+            tool_choice=tool_choice,
         )
         if openai_client is not None:
             # One component counts attempts: the openai client's own retries are off.
@@ -338,7 +408,8 @@ class ToolCallClient(_ClientCore):
             ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
             TransportError: The server could not be used.
         """
-        return self._drive(self._flow(messages, execute=False, context=context), stream)
+        steps = self._flow(messages, execute=False, context=context)
+        return _final(self._events(steps, stream=stream, live=False))
 
     def run(
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
@@ -348,7 +419,34 @@ class ToolCallClient(_ClientCore):
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
         """
-        return self._drive(self._flow(messages, execute=True, context=context), stream)
+        steps = self._flow(messages, execute=True, context=context)
+        return _final(self._events(steps, stream=stream, live=False))
+
+    def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
+        """Like `call()`, as events a UI can show while the model writes.
+
+        The stage-2 (or plain answer) requests are streamed. Yields `ContentDelta`,
+        `ToolCallStarted` and `ToolArgumentsDelta` as the text arrives (a call the server's
+        parser left in the text is announced as a call, never as text), `AttemptFailed`
+        when an answer is rejected, `ToolCallValidated` per accepted call, and last a
+        `StreamCompleted` whose `.result` equals what `call()` returns. A transport failure
+        before the first chunk is retried like any request; one after it is raised, since
+        part of the answer was already shown.
+
+        Args:
+            messages: A user message string, or a list of OpenAI chat messages.
+            context: Validation context for this call (overrides the client's).
+
+        Yields:
+            The events, in order.
+
+        Raises:
+            ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests (after
+                the last `AttemptFailed`), unless `on_escalate` gives a result.
+            TransportError: The server could not be used.
+        """
+        steps = self._flow(messages, execute=False, context=context)
+        return self._events(steps, stream=True, live=True)
 
     def close(self) -> None:
         """Close the HTTP connections."""
@@ -361,12 +459,26 @@ class ToolCallClient(_ClientCore):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _drive(self, steps: Generator[Any, Any, ToolCallResult], stream: bool) -> ToolCallResult:
+    def _events(
+        self, steps: Generator[Any, Any, ToolCallResult], *, stream: bool, live: bool
+    ) -> Iterator[ToolCallEvent]:
+        """Carry out the pipeline's effects; `live` streams answers as events."""
         try:
             effect = next(steps)
             while True:
+                value: Any = None
                 if isinstance(effect, ChatRequest):
-                    value: Any = self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                    if live and effect.stage != STAGE_ROUTE:
+                        for item in self._send_live(effect):
+                            if isinstance(item, Answer):
+                                value = item
+                            else:
+                                yield item
+                    else:
+                        value = self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                elif isinstance(effect, Notify):
+                    if live:
+                        yield effect.event
                 elif isinstance(effect, RouteQuery):
                     value = self._ask_router(effect)
                 else:
@@ -374,14 +486,14 @@ class ToolCallClient(_ClientCore):
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
-            return result
         except ToolCallFailed as failed:
             if self._on_escalate is None:
                 raise
             fallback = self._on_escalate(failed)
             if inspect.isawaitable(fallback):
                 fallback = asyncio.run(_awaited(fallback))
-            return fallback
+            result = fallback
+        yield StreamCompleted(result)
 
     def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
         try:
@@ -423,6 +535,34 @@ class ToolCallClient(_ClientCore):
         self._log_attempt(request, answer)
         return answer
 
+    def _send_live(self, request: ChatRequest) -> Iterator[_Live]:
+        """Stream one request: its events as chunks arrive, then its `Answer`."""
+        kwargs = self._request_kwargs(request, stream=True)
+        first = self._endpoint_order()
+        tries = 0
+        started = time.monotonic()
+        events = self._answer_events(request)
+
+        def open_stream() -> Any:
+            nonlocal tries
+            client = self._clients[(first + tries) % len(self._clients)]
+            tries += 1
+            return client.chat.completions.create(**kwargs)
+
+        try:
+            # Retried until the stream opens; once chunks are shown, a break is raised.
+            with retrying(self._retry)(open_stream) as chunks:
+                for chunk in chunks:
+                    yield from events.add(chunk)
+        except httpx2.TransportError as exc:
+            raise self._typed_error(_broken_stream(exc), first, tries) from exc
+        except (openai.APIError, ValueError) as exc:
+            raise self._typed_error(exc, first, tries) from exc
+        yield from events.close()
+        answer = _answer_from_stream(events.accumulator, time.monotonic() - started)
+        self._log_attempt(request, answer)
+        yield answer
+
 
 class AsyncToolCallClient(_ClientCore):
     """The async twin of `ToolCallClient`: same arguments, `await` on every method.
@@ -450,6 +590,8 @@ class AsyncToolCallClient(_ClientCore):
         on_escalate: Escalation | None = None,
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
+        recover: bool = True,
+        tool_choice: ToolChoice = "required",
         openai_client: openai.AsyncOpenAI | None = None,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
@@ -472,6 +614,8 @@ class AsyncToolCallClient(_ClientCore):
             on_escalate=on_escalate,
             extra_body=extra_body,
             default_headers=default_headers,
+            recover=recover,
+            tool_choice=tool_choice,
         )
         if openai_client is not None:
             self._clients = [openai_client.with_options(max_retries=0)]
@@ -492,13 +636,22 @@ class AsyncToolCallClient(_ClientCore):
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.call`."""
-        return await self._drive(self._flow(messages, execute=False, context=context), stream)
+        steps = self._flow(messages, execute=False, context=context)
+        return await _afinal(self._events(steps, stream=stream, live=False))
 
     async def run(
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.run`."""
-        return await self._drive(self._flow(messages, execute=True, context=context), stream)
+        steps = self._flow(messages, execute=True, context=context)
+        return await _afinal(self._events(steps, stream=stream, live=False))
+
+    def stream(
+        self, messages: MessagesInput, *, context: Any = None
+    ) -> AsyncIterator[ToolCallEvent]:
+        """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
+        steps = self._flow(messages, execute=False, context=context)
+        return self._events(steps, stream=True, live=True)
 
     async def close(self) -> None:
         """Close the HTTP connections."""
@@ -515,14 +668,26 @@ class AsyncToolCallClient(_ClientCore):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    async def _drive(
-        self, steps: Generator[Any, Any, ToolCallResult], stream: bool
-    ) -> ToolCallResult:
+    async def _events(
+        self, steps: Generator[Any, Any, ToolCallResult], *, stream: bool, live: bool
+    ) -> AsyncIterator[ToolCallEvent]:
+        """Carry out the pipeline's effects; `live` streams answers as events."""
         try:
             effect = next(steps)
             while True:
+                value: Any = None
                 if isinstance(effect, ChatRequest):
-                    value: Any = await self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                    if live and effect.stage != STAGE_ROUTE:
+                        async for item in self._send_live(effect):
+                            if isinstance(item, Answer):
+                                value = item
+                            else:
+                                yield item
+                    else:
+                        value = await self._send(effect, stream and effect.stage != STAGE_ROUTE)
+                elif isinstance(effect, Notify):
+                    if live:
+                        yield effect.event
                 elif isinstance(effect, RouteQuery):
                     value = await self._ask_router(effect)
                 else:
@@ -530,14 +695,14 @@ class AsyncToolCallClient(_ClientCore):
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
-            return result
         except ToolCallFailed as failed:
             if self._on_escalate is None:
                 raise
             fallback = self._on_escalate(failed)
             if inspect.isawaitable(fallback):
                 fallback = await fallback
-            return fallback
+            result = fallback
+        yield StreamCompleted(result)
 
     async def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
         router = query.router
@@ -595,3 +760,33 @@ class AsyncToolCallClient(_ClientCore):
             raise self._typed_error(exc, first, tries) from exc
         self._log_attempt(request, answer)
         return answer
+
+    async def _send_live(self, request: ChatRequest) -> AsyncIterator[_Live]:
+        """Stream one request: its events as chunks arrive, then its `Answer`."""
+        kwargs = self._request_kwargs(request, stream=True)
+        first = self._endpoint_order()
+        tries = 0
+        started = time.monotonic()
+        events = self._answer_events(request)
+
+        async def open_stream() -> Any:
+            nonlocal tries
+            client = self._clients[(first + tries) % len(self._clients)]
+            tries += 1
+            return await client.chat.completions.create(**kwargs)
+
+        try:
+            # Retried until the stream opens; once chunks are shown, a break is raised.
+            async with await async_retrying(self._retry)(open_stream) as chunks:
+                async for chunk in chunks:
+                    for event in events.add(chunk):
+                        yield event
+        except httpx2.TransportError as exc:
+            raise self._typed_error(_broken_stream(exc), first, tries) from exc
+        except (openai.APIError, ValueError) as exc:
+            raise self._typed_error(exc, first, tries) from exc
+        for event in events.close():
+            yield event
+        answer = _answer_from_stream(events.accumulator, time.monotonic() - started)
+        self._log_attempt(request, answer)
+        yield answer

@@ -14,7 +14,7 @@ from typing import Any
 
 from toolcall_sdk.parsing import parse_with_reasoning
 
-__all__ = ["recover_calls"]
+__all__ = ["recover_calls", "recovered_call_id"]
 
 
 def recover_calls(
@@ -40,13 +40,22 @@ def recover_calls(
         return None
     recovered = dict(message)
     recovered["content"] = found.text.strip() or None if content else content
-    # Nine alphanumerics: the one id form every family's template accepts (Mistral's rule).
     recovered["tool_calls"] = [
         {
-            "id": f"r{attempt:03d}{index:05d}",
+            "id": recovered_call_id(attempt, index),
             "type": "function",
             "function": {"name": call.name, "arguments": call.arguments},
         }
         for index, call in enumerate(found.calls)
     ]
     return recovered
+
+
+def recovered_call_id(attempt: int, index: int) -> str:
+    """The id given to call `index` recovered from attempt `attempt`'s text.
+
+    Streamed events announce a recovered call before the answer is complete, so the id is a
+    function of its position alone.
+    """
+    # Nine alphanumerics: the one id form every family's template accepts (Mistral's rule).
+    return f"r{attempt:03d}{index:05d}"

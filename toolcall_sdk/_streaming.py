@@ -1,13 +1,21 @@
-"""Reassembling a streamed chat completion into the message a non-streamed one would give."""
+"""Reassembling a streamed chat completion, and turning its chunks into `stream()` events.
+
+`StreamAccumulator` rebuilds the message a non-streamed request would give. `AnswerEvents`
+does that too and, chunk by chunk, says what a UI may show: text, calls starting, argument
+text. Both are free of I/O, shared by the sync and async clients.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolcall_sdk._events import ContentDelta, ToolArgumentsDelta, ToolCallEvent, ToolCallStarted
+from toolcall_sdk._recovery import recovered_call_id
 from toolcall_sdk._results import Usage
+from toolcall_sdk.parsing import ArgumentsDelta, CallStarted, StreamEvent, StreamParser, TextDelta
 
-__all__ = ["StreamAccumulator"]
+__all__ = ["AnswerEvents", "StreamAccumulator"]
 
 
 @dataclass(slots=True)
@@ -81,3 +89,95 @@ class StreamAccumulator:
                 for index, pending in sorted(self.calls.items())
             ]
         return message
+
+
+class AnswerEvents:
+    """The events of one streamed answer, computed as its chunks arrive.
+
+    Calls the server parsed (`delta.tool_calls`) are announced by their index. When
+    `content_format` is set, the content is read with the split-tag-safe `StreamParser`: a
+    call the server's parser left in the text is announced as a call (with the id recovery
+    will give it), and markup, even half a tag, is never released as text.
+
+    Args:
+        attempt: The stage-2 attempt number (0 for a plain answer).
+        content_format: The format to read calls in the content with (a format, model id
+            or `"auto"`), or None to pass the content through as text.
+    """
+
+    __slots__ = ("_announced", "_attempt", "_held", "_parser", "accumulator")
+
+    def __init__(self, *, attempt: int, content_format: str | None) -> None:
+        self.accumulator = StreamAccumulator()
+        self._attempt = attempt
+        self._parser = StreamParser(content_format) if content_format is not None else None
+        self._announced: set[int] = set()
+        # Argument text that arrived before its call's name (not seen from vLLM; kept safe).
+        self._held: dict[int, list[str]] = {}
+
+    def add(self, chunk: Any) -> list[ToolCallEvent]:
+        """Take one `ChatCompletionChunk`; return the events it completes, in order."""
+        self.accumulator.add(chunk)
+        events: list[ToolCallEvent] = []
+        for choice in getattr(chunk, "choices", None) or []:
+            if choice.index != 0 or choice.delta is None:
+                continue
+            delta = choice.delta
+            if delta.content:
+                events.extend(self._content(delta.content))
+            for fragment in delta.tool_calls or []:
+                events.extend(self._fragment(fragment))
+        return events
+
+    def close(self) -> list[ToolCallEvent]:
+        """Say the stream ended: release held-back text; announce calls never named."""
+        events: list[ToolCallEvent] = []
+        if self._parser is not None:
+            events.extend(self._from_parser(self._parser.close()))
+        for index in sorted(self._held):
+            pending = self.accumulator.calls.get(index)
+            events.append(self._started(index, pending.id if pending else None, ""))
+            events.extend(self._arguments(index, "".join(self._held.pop(index))))
+        return events
+
+    def _content(self, text: str) -> list[ToolCallEvent]:
+        if self._parser is None:
+            return [ContentDelta(text, self._attempt)]
+        return self._from_parser(self._parser.feed(text))
+
+    def _from_parser(self, parsed: list[StreamEvent]) -> list[ToolCallEvent]:
+        events: list[ToolCallEvent] = []
+        for item in parsed:
+            if isinstance(item, TextDelta):
+                events.append(ContentDelta(item.text, self._attempt))
+            elif isinstance(item, CallStarted):
+                call_id = recovered_call_id(self._attempt, item.index)
+                events.append(ToolCallStarted(item.index, call_id, item.name, self._attempt))
+            elif isinstance(item, ArgumentsDelta):
+                events.append(ToolArgumentsDelta(item.index, item.text, self._attempt))
+            # CallFinished adds nothing a UI needs: validation says whether the call stands.
+        return events
+
+    def _fragment(self, fragment: Any) -> list[ToolCallEvent]:
+        index: int = fragment.index
+        function = fragment.function
+        name = function.name if function is not None else None
+        arguments = function.arguments if function is not None else None
+        events: list[ToolCallEvent] = []
+        if index not in self._announced:
+            if not name:
+                if arguments:
+                    self._held.setdefault(index, []).append(arguments)
+                return events
+            events.append(self._started(index, fragment.id, name))
+            arguments = "".join([*self._held.pop(index, []), arguments or ""])
+        events.extend(self._arguments(index, arguments))
+        return events
+
+    def _started(self, index: int, call_id: str | None, name: str) -> ToolCallStarted:
+        self._announced.add(index)
+        # The same fallback id the accumulated message gets.
+        return ToolCallStarted(index, call_id or f"call_{index}", name, self._attempt)
+
+    def _arguments(self, index: int, text: str | None) -> list[ToolCallEvent]:
+        return [ToolArgumentsDelta(index, text, self._attempt)] if text else []
