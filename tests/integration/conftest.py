@@ -16,7 +16,8 @@ import pytest
 
 from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
 from toolcall_sdk.launcher import Server, serve
-from toolcall_sdk.launcher._demo import demo_vllm_args
+from toolcall_sdk.launcher._demo import DEMO_TOOL_CALL_PARSER, demo_vllm_args
+from toolcall_sdk.vllm_plugin import PARSER_NAME
 
 VLLM_PYTHON_ENV = "TOOLCALL_VLLM_VENV_PYTHON"
 _DEFAULT_VENV = Path(
@@ -69,7 +70,7 @@ def demo_model_dir(vllm_python: str) -> Path:
 
 def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Server]:
     """Serve the demo model through the SDK's launcher (the code path users run)."""
-    options.setdefault("tool_call_parser", "hermes")
+    options.setdefault("tool_call_parser", DEMO_TOOL_CALL_PARSER)
     with serve(
         model_dir,
         command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
@@ -86,3 +87,14 @@ def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Ser
 @pytest.fixture(scope="session")
 def demo_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
     yield from launch(vllm_python, demo_model_dir)
+
+
+@pytest.fixture(scope="session")
+def plugin_server(request: pytest.FixtureRequest) -> Server:
+    """The demo model behind the SDK's buffered Hermes parser plugin (`toolcall_hermes`).
+
+    That is how the demo is served (`DEMO_TOOL_CALL_PARSER`), so it is the demo server.
+    """
+    server: Server = request.getfixturevalue("demo_server")
+    assert PARSER_NAME in server.plan.argv, server.plan.display()
+    return server

@@ -20,6 +20,7 @@ from toolcall_sdk.demo import (
 )
 from toolcall_sdk.demo._evaluate import Prediction, heldout_examples, parse_hermes, score
 from toolcall_sdk.demo._toolbox import demo_tools
+from toolcall_sdk.vllm_plugin import plugin_args
 
 
 def test_import_never_imports_torch() -> None:
@@ -58,13 +59,14 @@ def test_cache_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch
     assert default_model_dir(DemoConfig()).parent.parts[-2:] == ("toolcall-sdk", "demo-model")
 
 
-def test_serve_command_runs_the_cpu_build_with_the_hermes_parser() -> None:
+def test_serve_command_runs_the_cpu_build_with_the_plugin_parser() -> None:
     command = serve_command(Path("/m"), port=8123, python="py")
     assert command[:3] == ["py", "-m", "vllm.entrypoints.openai.api_server"]
     joined = " ".join(command)
     assert "--model /m --tokenizer /m/tokenizer" in joined
     assert f"--served-model-name {SERVED_MODEL_NAME}" in joined
-    assert "--enable-auto-tool-choice --tool-call-parser hermes" in joined
+    assert f"--enable-auto-tool-choice {' '.join(plugin_args())}" in joined
+    assert "--tool-call-parser toolcall_hermes" in joined
     assert "--host 127.0.0.1 --port 8123" in joined
     assert SERVE_ENV == {"VLLM_CPU_KVCACHE_SPACE": "1"}
 

@@ -29,7 +29,7 @@ def test_demo_dry_run_prints_the_cpu_serve_command() -> None:
     assert line.startswith(command + " --model ")
     for flag in (
         "--served-model-name toolcall-demo",
-        "--tool-call-parser hermes",
+        "--tool-call-parser toolcall_hermes --tool-parser-plugin ",
         "--enable-auto-tool-choice",
         "--max-model-len 2048",
         "--dtype float32",

@@ -24,6 +24,7 @@ from toolcall_sdk.demo._config import (
     default_model_dir,
 )
 from toolcall_sdk.demo._toolbox import TOOL_NAMES, demo_tools, tool_definition
+from toolcall_sdk.vllm_plugin import plugin_args
 
 __all__ = [
     "SERVED_MODEL_NAME",
@@ -99,8 +100,9 @@ def serve_command(
         "--served-model-name",
         SERVED_MODEL_NAME,
         "--enable-auto-tool-choice",
-        "--tool-call-parser",
-        "hermes",
+        # The SDK's buffered Hermes parser, as `toolcall-sdk launch --demo` serves it: the
+        # demo's tags are ordinary tokens (see toolcall_sdk.vllm_plugin).
+        *plugin_args(),
         "--max-model-len",
         str(max_model_len),
         "--dtype",

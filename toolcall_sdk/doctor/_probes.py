@@ -256,6 +256,10 @@ def _check_parser(reply: _Reply, report: Report, parser: str) -> None:
         found = detect_markup(text if isinstance(text, str) else None)
         if found is not None:
             name, suggested = found
+            if suggested == "hermes":
+                # Fine-tunes whose tags are ordinary tokens are better served by the SDK's
+                # buffered parser plugin (docs/parsing.md); `launch` picks it by itself.
+                suggested += " (or the SDK's toolcall_hermes plugin, docs/parsing.md)"
             report.add(
                 "tool-call parser",
                 "fail",

@@ -52,6 +52,7 @@ def run_launch(
     extra_args: Sequence[str] = (),
     family: str | None = None,
     tool_call_parser: str | None = None,
+    tool_parser_plugin: str | None = None,
     chat_template: str | None = None,
     reasoning_parser: str | None = None,
     max_model_len: int | None = DEFAULT_MAX_MODEL_LEN,
@@ -80,6 +81,7 @@ def run_launch(
         extra_args: vLLM arguments given after `--`.
         family: A registry family name instead of detection.
         tool_call_parser: Parser override.
+        tool_parser_plugin: A `--tool-parser-plugin` file.
         chat_template: Chat template override (`none` for none).
         reasoning_parser: Reasoning parser override (`none` for none).
         max_model_len: `--max-model-len`, None for vLLM's default.
@@ -112,6 +114,7 @@ def run_launch(
             model,
             family=family,
             tool_call_parser=tool_call_parser,
+            tool_parser_plugin=tool_parser_plugin,
             chat_template=chat_template,
             reasoning_parser=reasoning_parser,
             max_model_len=max_model_len,

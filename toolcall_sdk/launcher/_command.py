@@ -16,6 +16,14 @@ from typing import TypedDict, Unpack
 
 from toolcall_sdk.launcher._errors import ChatTemplateNotFoundError, UnknownModelFamilyError
 from toolcall_sdk.launcher._families import ModelFamily, get_family, resolve_family
+from toolcall_sdk.launcher._plugin import (
+    PARSER_NAME,
+    PLAIN_TAGS_NOTE,
+    hermes_parser,
+    loads_plugin,
+    plugin_flags,
+    tags_are_plain_tokens,
+)
 from toolcall_sdk.launcher._vllm import (
     EXAMPLES_ENV,
     ServerLauncher,
@@ -183,6 +191,7 @@ class LaunchOptions(TypedDict, total=False):
 
     family: str | ModelFamily | None
     tool_call_parser: str | None
+    tool_parser_plugin: str | os.PathLike[str] | None
     chat_template: str | os.PathLike[str] | None
     reasoning_parser: str | None
     max_model_len: int | None
@@ -224,6 +233,7 @@ def plan_launch(
     *,
     family: str | ModelFamily | None = None,
     tool_call_parser: str | None = None,
+    tool_parser_plugin: str | os.PathLike[str] | None = None,
     chat_template: str | os.PathLike[str] | None = None,
     reasoning_parser: str | None = None,
     max_model_len: int | None = DEFAULT_MAX_MODEL_LEN,
@@ -246,7 +256,11 @@ def plan_launch(
         model: A model id such as `Qwen/Qwen2.5-7B-Instruct`, or a local model directory.
         family: A registry entry (or its name) to use instead of detecting one.
         tool_call_parser: A vLLM parser name to use instead of the family's. With a parser
-            that differs from the family's, the family's chat template is dropped.
+            that differs from the family's, the family's chat template is dropped. Without
+            it, a Hermes-format local model whose tokenizer has no `<tool_call>` token gets
+            the SDK's buffered parser (`toolcall_hermes`, see `toolcall_sdk.vllm_plugin`).
+        tool_parser_plugin: A parser plugin file for `--tool-parser-plugin`. The SDK's own
+            is added by itself when the parser is `toolcall_hermes`.
         chat_template: A template path, a vLLM example template file name, `"none"` for no
             template flag, or any other value vLLM accepts (passed through).
         reasoning_parser: A reasoning parser instead of the family's; `"none"` for none.
@@ -276,9 +290,17 @@ def plan_launch(
     fam = _pick_family(model_text, family, tool_call_parser)
     warnings: list[str] = []
     parser = tool_call_parser or (fam.tool_call_parser if fam else "")
+    template_parser = parser
+    if (
+        tool_call_parser is None
+        and hermes_parser(parser)
+        and tags_are_plain_tokens(model_text, extra_args)
+    ):
+        parser = PARSER_NAME  # the same format, read by a parser that buffers split tags
+        warnings.append(PLAIN_TAGS_NOTE)
 
     template_arg, missing, searched = _template_argument(
-        fam, parser, chat_template, templates_dir, warnings
+        fam, template_parser, chat_template, templates_dir, warnings
     )
     reasoning = _reasoning_argument(fam, reasoning_parser)
     launcher = find_launcher(command)
@@ -286,6 +308,7 @@ def plan_launch(
     argv = list(launcher.prefix) if launcher else ["vllm", "serve"]
     argv += ["--model", model_text] if launcher and launcher.model_flag else [model_text]
     argv += ["--enable-auto-tool-choice", "--tool-call-parser", parser]
+    argv += plugin_flags(parser, tool_parser_plugin, extra_args)
     if template_arg is not None:
         argv += ["--chat-template", template_arg]
     if reasoning is not None:
@@ -313,7 +336,7 @@ def plan_launch(
     argv += list(extra_args)
 
     warnings += _safety_warnings(argv, host, api_key)
-    warnings += _installation_warnings(launcher, parser, missing)
+    warnings += _installation_warnings(launcher, parser, missing, argv)
     return LaunchPlan(
         model=model_text,
         family=fam,
@@ -430,7 +453,7 @@ def _safety_warnings(argv: Sequence[str], host: str, api_key: str | None) -> lis
 
 
 def _installation_warnings(
-    launcher: ServerLauncher | None, parser: str, missing: str | None
+    launcher: ServerLauncher | None, parser: str, missing: str | None, argv: Sequence[str]
 ) -> list[str]:
     warnings: list[str] = []
     if launcher is None:
@@ -447,7 +470,7 @@ def _installation_warnings(
         )
     if launcher is not None and launcher.this_python:
         known = registered_tool_parsers(vllm_package_dir())
-        if known is not None and parser not in known:
+        if known is not None and parser not in known and not loads_plugin(argv):
             warnings.append(
                 f"The installed vLLM does not register a tool parser named {parser!r} "
                 f"(it has: {', '.join(sorted(known))}). Upgrade vLLM, choose another "

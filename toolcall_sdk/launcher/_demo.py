@@ -17,9 +17,11 @@ from pathlib import Path
 from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME, DemoConfig, default_model_dir
 from toolcall_sdk.launcher._errors import LaunchError
 from toolcall_sdk.launcher._vllm import COMMAND_ENV
+from toolcall_sdk.vllm_plugin import PARSER_NAME
 
 __all__ = [
     "DEMO_MAX_MODEL_LEN",
+    "DEMO_TOOL_CALL_PARSER",
     "DemoLaunch",
     "demo_python",
     "demo_vllm_args",
@@ -27,6 +29,9 @@ __all__ = [
 ]
 
 DEMO_MAX_MODEL_LEN = 2048
+# The demo tokenizer has no <tool_call> token (the model writes the tag as ordinary tokens,
+# as many fine-tunes do), so it is served with the SDK's buffered Hermes parser plugin.
+DEMO_TOOL_CALL_PARSER = PARSER_NAME
 # float32 because the CPU backend's bf16 kernels need AVX-512; eager because CUDA-graph-like
 # compilation only costs start-up time for a model this small.
 _DEMO_VLLM_ARGS = ("--dtype", "float32", "--enforce-eager")
@@ -43,7 +48,7 @@ class DemoLaunch:
     extra_args: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     served_model_name: str = SERVED_MODEL_NAME
-    tool_call_parser: str = "hermes"
+    tool_call_parser: str = DEMO_TOOL_CALL_PARSER
     max_model_len: int = DEMO_MAX_MODEL_LEN
 
 
