@@ -7,8 +7,10 @@ The client resolves `router="always" | "never" | "llm" | object | callable` here
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -90,6 +92,16 @@ _ROUTE_SYSTEM = (
     '{{"need_tool": false}} if the assistant can answer directly (greetings, thanks, '
     "general questions, requests no tool can serve)."
 )
+_ROUTE_SYSTEM_SHORTLIST = (
+    "You decide whether the assistant must call a tool to answer the user's last message, "
+    "and which.\n"
+    "Tools:\n{tools}\n"
+    'Answer with JSON: {{"need_tool": true, "tools": [up to {k} tool names, most needed '
+    "first]}} if these tools are needed now and the conversation gives what they require; "
+    '{{"need_tool": false, "tools": []}} if the assistant can answer directly (greetings, '
+    "thanks, general questions, a request no tool can serve, or a tool result that already "
+    "answers it)."
+)
 _ROUTE_USER = "Conversation:\n{transcript}\n\nIs a tool call needed now?"
 _ROUTE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -99,38 +111,83 @@ _ROUTE_SCHEMA: dict[str, Any] = {
 }
 # Only the recent turns matter for "is a tool needed now"; older ones cost tokens.
 _TRANSCRIPT_MESSAGES = 6
+# The header the client marks its requests' pipeline stage with (see toolcall_sdk.testing).
+_STAGE_HEADER = "x-toolcall-stage"
 _TRANSCRIPT_CHARS = 2000
+# `{"need_tool": true, "tools": ["a", "b", "c"]}` with names of up to ~20 tokens each.
+_SHORTLIST_TOKENS_PER_TOOL = 24
+_BASE_TOKENS = 16
 
 
 class LLMRouter:
-    """Ask the served model itself, with a constrained one-field JSON answer.
+    """Ask the served model itself, with a constrained tiny JSON answer.
 
-    One short request (structured output, temperature 0, a handful of tokens) answered
-    `{"need_tool": true|false}`. An answer that cannot be read is taken as "call": a forced
-    call is validated afterwards, while a wrong "no" would silently drop the request.
+    One short request (structured output, temperature 0, a handful of tokens). With
+    `shortlist` (the default) the answer is `{"need_tool": bool, "tools": [names]}`, the
+    names restricted by the schema to the offered tools, and a "call" decision carries
+    them as the shortlist for stage 2; with `shortlist=0` it is `{"need_tool": bool}`.
+    An answer that cannot be read is taken as "call" with every tool: a forced call is
+    validated afterwards, while a wrong "no" would silently drop the request.
+
+    Inside a client the routing request goes to the client's server. Used on its own
+    (`decide`, e.g. in a benchmark or a `HybridRouter` outside a client), it needs
+    `client` (an `openai.OpenAI`) and `model`, and it counts what it spent in
+    `requests`, `prompt_tokens`, `completion_tokens` and `latency_s`.
 
     Args:
-        max_tokens: Token budget of the answer.
+        max_tokens: Token budget of the answer; None sizes it from `shortlist`.
+        shortlist: How many tools the model may name (0: only "call or not").
+        client: An OpenAI-compatible client for standalone use.
+        model: The served model name for standalone use.
     """
 
     name = "llm"
 
-    def __init__(self, *, max_tokens: int = 16) -> None:
-        self.max_tokens = max_tokens
+    def __init__(
+        self,
+        *,
+        max_tokens: int | None = None,
+        shortlist: int = 3,
+        client: Any = None,
+        model: str | None = None,
+    ) -> None:
+        if shortlist < 0:
+            raise ValueError("shortlist must be 0 or more")
+        self.shortlist = shortlist
+        self.max_tokens = (
+            max_tokens
+            if max_tokens is not None
+            else _BASE_TOKENS + _SHORTLIST_TOKENS_PER_TOOL * shortlist
+        )
+        self.client = client
+        self.model = model
+        self.requests = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.latency_s = 0.0
 
     def request_params(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
     ) -> dict[str, Any]:
         """The body of the routing request (without `model`)."""
-        listing = "\n".join(f"- {t.name}: {_first_line(t.description)}" for t in tools)
+        listing = "\n".join(f"- {name}: {_first_line(text)}" for name, text in _named(tools))
+        names = [name for name, _ in _named(tools)]
+        if self.shortlist and names:
+            system = _ROUTE_SYSTEM_SHORTLIST.format(tools=listing, k=self.shortlist)
+            schema = _shortlist_schema(names, self.shortlist)
+        else:
+            system = _ROUTE_SYSTEM.format(tools=listing)
+            schema = _ROUTE_SCHEMA
         return {
             "messages": [
-                {"role": "system", "content": _ROUTE_SYSTEM.format(tools=listing)},
+                {"role": "system", "content": system},
                 {"role": "user", "content": _ROUTE_USER.format(transcript=_transcript(messages))},
             ],
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": "route", "schema": _ROUTE_SCHEMA, "strict": True},
+                "json_schema": {"name": "route", "schema": schema, "strict": True},
             },
             "temperature": 0.0,
             "max_tokens": self.max_tokens,
@@ -143,22 +200,101 @@ class LLMRouter:
         content = message.get("content") or ""
         try:
             answer = json.loads(content)
-            need = answer["need_tool"]
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except (json.JSONDecodeError, TypeError):
+            answer = None
+        if not isinstance(answer, dict) or not ("need_tool" in answer or "tools" in answer):
             return RouteDecision(
                 call=True,
                 score=0.5,
                 router=self.name,
                 reason=f"unreadable router answer {content[:40]!r}; calling to be safe",
             )
+        named = answer.get("tools")
+        shortlist = (
+            [str(n) for n in dict.fromkeys(named) if isinstance(n, str)]
+            if isinstance(named, list)
+            else []
+        )
+        need = answer.get("need_tool", bool(shortlist))
         if not isinstance(need, bool):
             return RouteDecision(call=True, score=0.5, router=self.name, reason="non-boolean")
+        if not need:
+            return RouteDecision(
+                call=False, score=0.0, router=self.name, reason="model: no tool needed"
+            )
         return RouteDecision(
-            call=need,
-            score=1.0 if need else 0.0,
+            call=True,
+            tools=shortlist[: self.shortlist] if self.shortlist else [],
+            score=1.0,
             router=self.name,
-            reason="model: tool needed" if need else "model: no tool needed",
+            reason=f"model: tool needed ({', '.join(shortlist) or 'unnamed'})",
         )
+
+    def decide(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
+    ) -> RouteDecision:
+        """Ask the model directly (standalone use: needs `client` and `model`).
+
+        Raises:
+            RouterError: No `client`/`model` was given.
+        """
+        if not tools:
+            return RouteDecision(call=False, score=0.0, router=self.name, reason="no tools")
+        if self.client is None or self.model is None:
+            raise RouterError(
+                "LLMRouter.decide() on its own needs client= and model=; inside "
+                "ToolCallClient the client's own server answers the routing request"
+            )
+        params = self.request_params(messages, tools)
+        started = time.perf_counter()
+        completion = self.client.chat.completions.create(
+            model=self.model, extra_headers={_STAGE_HEADER: "route"}, **params
+        )
+        self.latency_s += time.perf_counter() - started
+        self.requests += 1
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            self.prompt_tokens += int(usage.prompt_tokens or 0)
+            self.completion_tokens += int(usage.completion_tokens or 0)
+        message = completion.choices[0].message.model_dump(exclude_none=True)
+        return self.interpret(message)
+
+    async def adecide(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
+    ) -> RouteDecision:
+        """`decide` in a worker thread (standalone use with a sync client)."""
+        return await asyncio.to_thread(self.decide, messages, tools)
+
+
+def _shortlist_schema(names: Sequence[str], limit: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "need_tool": {"type": "boolean"},
+            "tools": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(dict.fromkeys(names))},
+                "maxItems": limit,
+            },
+        },
+        "required": ["need_tool", "tools"],
+        "additionalProperties": False,
+    }
+
+
+def _named(tools: Sequence[Tool[..., Any] | Mapping[str, Any]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for item in tools:
+        if isinstance(item, Tool):
+            out.append((item.name, item.description))
+        else:
+            function = item.get("function", item)
+            out.append((str(function.get("name")), str(function.get("description") or "")))
+    return out
 
 
 RouterSpec = str | Router | Callable[..., Any]

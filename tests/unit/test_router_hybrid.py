@@ -1,0 +1,112 @@
+"""HybridRouter: confident cases stay local, the uncertain band asks the served model."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from openai import OpenAI
+
+from toolcall_sdk import EmbeddingRouter, HybridRouter, LLMRouter, RouteDecision
+from toolcall_sdk.testing import ScriptedModel, text, tool_call
+
+from .conftest import ClientFactory
+
+
+@pytest.fixture(scope="module")
+def embedding() -> EmbeddingRouter:
+    return EmbeddingRouter()
+
+
+def test_confident_decisions_never_reach_the_model(
+    make_client: ClientFactory, get_weather: Any, create_invoice: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=0.0)
+    model = ScriptedModel(
+        [tool_call("get_weather", {"city": "Oslo"}), text("Hello!")], route_answer=None
+    )
+    client = make_client(model, [create_invoice, get_weather], router=hybrid)
+
+    called = client.call("What's the weather in Oslo?")
+    chatted = client.call("Hi!")
+
+    assert called.called is True
+    assert chatted.called is False
+    assert called.route.router == chatted.route.router == "hybrid"
+    assert called.route.reason.startswith("embedding, confident")
+    assert [r.stage for r in model.requests] == ["call", "answer"]
+    assert (hybrid.decisions, hybrid.llm_decisions, hybrid.llm_share) == (2, 0, 0.0)
+
+
+def test_uncertain_decisions_ask_the_model_and_merge_its_shortlist(
+    make_client: ClientFactory, get_weather: Any, create_invoice: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=1.0)  # everything is uncertain
+    answer = text(json.dumps({"need_tool": True, "tools": ["get_weather"]}))
+    model = ScriptedModel([answer, tool_call("get_weather", {"city": "Oslo"})], route_answer=None)
+    client = make_client(model, [create_invoice, get_weather], router=hybrid)
+
+    result = client.call("What's the weather in Oslo?")
+
+    route, call = model.requests
+    assert route.stage == "route"
+    assert route.json is not None
+    assert "tools" in route.json["response_format"]["json_schema"]["schema"]["properties"]
+    # The model's pick leads; the embedding ranking fills the shortlist behind it.
+    assert result.route.tools == ["get_weather", "create_invoice"]
+    assert result.route.reason.startswith("uncertain embedding p(call)=")
+    assert [t["function"]["name"] for t in call.tools or []] == ["get_weather", "create_invoice"]
+    assert hybrid.llm_share == 1.0
+
+
+def test_the_model_can_overrule_an_uncertain_call(
+    make_client: ClientFactory, get_weather: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=1.0)
+    model = ScriptedModel([text("Sure.")], route_answer=False)
+    client = make_client(model, [get_weather], router=hybrid)
+
+    result = client.call("What's the weather in Oslo?")
+
+    assert result.called is False
+    assert [r.stage for r in model.requests] == ["route", "answer"]
+
+
+def test_band_decides_what_is_uncertain(embedding: EmbeddingRouter) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=0.1)
+    threshold = embedding.threshold
+    assert hybrid.uncertain(RouteDecision(call=True, score=threshold + 0.05))
+    assert not hybrid.uncertain(RouteDecision(call=True, score=threshold + 0.2))
+    with pytest.raises(ValueError, match="band"):
+        HybridRouter(embedding=embedding, band=-1)
+
+
+def test_standalone_hybrid_reports_the_llm_share(embedding: EmbeddingRouter) -> None:
+    model = ScriptedModel([], route_answer=True)
+    client = OpenAI(base_url=model.base_url, api_key="unused", http_client=model.http_client())
+    hybrid = HybridRouter(embedding=embedding, llm=LLMRouter(client=client, model="m"), band=0.0)
+    tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather."}}]
+    messages = [{"role": "user", "content": "What's the weather in Oslo?"}]
+
+    hybrid.decide(messages, tools)
+    hybrid.band = 1.0
+    decision = hybrid.decide(messages, tools)
+
+    assert decision.call is True
+    assert len(model.requests) == 1
+    assert (hybrid.decisions, hybrid.llm_decisions, hybrid.llm_share) == (2, 1, 0.5)
+
+
+async def test_async_hybrid(
+    make_async_client: Any, get_weather: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=1.0)
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})], route_answer=True)
+    client = make_async_client(model, [get_weather], router=hybrid)
+
+    result = await client.call("What's the weather in Oslo?")
+
+    assert result.called is True
+    assert [r.stage for r in model.requests] == ["route", "call"]
+    assert hybrid.llm_decisions == 1

@@ -1,0 +1,32 @@
+"""Importing optional dependencies with an error that says which extra to install."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from toolcall_sdk._errors import ToolCallError
+
+__all__ = ["MissingDependencyError", "require"]
+
+
+class MissingDependencyError(ToolCallError, ImportError):
+    """An optional dependency is not installed.
+
+    Attributes:
+        module: The module that could not be imported.
+        install: The command that installs it.
+    """
+
+    def __init__(self, module: str, install: str, feature: str) -> None:
+        super().__init__(f"{feature} needs {module!r}, which is not installed: run `{install}`")
+        self.module = module
+        self.install = install
+
+
+def require(module: str, *, install: str, feature: str) -> ModuleType:
+    """Import `module`, or raise `MissingDependencyError` naming `install`."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(module, install, feature) from exc

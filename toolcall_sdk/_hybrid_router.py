@@ -1,0 +1,111 @@
+"""`HybridRouter`: the embedding router decides the clear cases, the model the rest.
+
+Most requests are plainly "call" or plainly small talk, and a local embedding decision
+costs milliseconds; the served model is asked (one constrained routing request) only when
+the embedding router's probability falls in an uncertain band around its threshold.
+`llm_share` reports which fraction of decisions needed the model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolcall_sdk._embedding_router import EmbeddingRouter
+from toolcall_sdk._routing import LLMRouter, RouteDecision
+from toolcall_sdk._tools import Tool
+
+__all__ = ["HybridRouter"]
+
+# The band is a distance on the probability scale around the threshold. With the bundled
+# calibration, 0.15 either side holds about a third of the non-live development cases
+# (the least certain third), which is what goes to the model.
+DEFAULT_BAND = 0.15
+
+Tools = Sequence[Tool[..., Any] | Mapping[str, Any]]
+
+
+class HybridRouter:
+    """Embedding router first; the LLM router only inside the uncertain band.
+
+    Args:
+        embedding: The embedding router (default: `EmbeddingRouter()`).
+        llm: The LLM router (default: `LLMRouter()`; inside a client it is answered by the
+            client's server, standalone it needs `client=` and `model=`).
+        band: Probabilities within `band` of the embedding threshold go to the LLM.
+
+    Attributes:
+        decisions: Decisions made so far.
+        llm_decisions: How many of them asked the LLM.
+    """
+
+    name = "hybrid"
+
+    def __init__(
+        self,
+        embedding: EmbeddingRouter | None = None,
+        llm: LLMRouter | None = None,
+        *,
+        band: float = DEFAULT_BAND,
+    ) -> None:
+        if band < 0:
+            raise ValueError("band must be 0 or more")
+        self.embedding = embedding if embedding is not None else EmbeddingRouter()
+        self.llm = llm if llm is not None else LLMRouter()
+        self.band = band
+        self.decisions = 0
+        self.llm_decisions = 0
+        self._lock = threading.Lock()
+
+    @property
+    def llm_share(self) -> float:
+        """The fraction of decisions that asked the LLM (0 before the first)."""
+        return self.llm_decisions / self.decisions if self.decisions else 0.0
+
+    def uncertain(self, decision: RouteDecision) -> bool:
+        """Whether an embedding decision is too close to call alone."""
+        return abs(decision.score - self.embedding.threshold) < self.band
+
+    def settle(self, decision: RouteDecision) -> RouteDecision:
+        """Keep a confident embedding decision (and count it)."""
+        with self._lock:
+            self.decisions += 1
+        return RouteDecision(
+            call=decision.call,
+            tools=decision.tools,
+            score=decision.score,
+            router=self.name,
+            reason=f"embedding, confident: {decision.reason}",
+        )
+
+    def combine(self, first: RouteDecision, second: RouteDecision) -> RouteDecision:
+        """The LLM's call-or-not, with its named tools ahead of the embedding ranking."""
+        with self._lock:
+            self.decisions += 1
+            self.llm_decisions += 1
+        tools: list[str] = []
+        if second.call:
+            limit = self.embedding.shortlist
+            tools = list(dict.fromkeys([*second.tools, *first.tools[:limit]]))[:limit]
+        return RouteDecision(
+            call=second.call,
+            tools=tools,
+            score=second.score if second.call else min(first.score, second.score),
+            router=self.name,
+            reason=f"uncertain embedding p(call)={first.score:.2f}; {second.reason}",
+        )
+
+    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteDecision:
+        """Decide with the embedding router, asking the LLM router when uncertain."""
+        first = self.embedding.decide(messages, tools)
+        if not tools or not self.uncertain(first):
+            return self.settle(first)
+        return self.combine(first, self.llm.decide(messages, tools))
+
+    async def adecide(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteDecision:
+        """The async twin of `decide`."""
+        first = await self.embedding.adecide(messages, tools)
+        if not tools or not self.uncertain(first):
+            return self.settle(first)
+        return self.combine(first, await self.llm.adecide(messages, tools))
