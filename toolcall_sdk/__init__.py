@@ -14,6 +14,7 @@ result = client.run("Weather in Oslo?")
 """
 
 from toolcall_sdk._client import AsyncToolCallClient, ToolCallClient
+from toolcall_sdk._embedding_router import EmbeddingRouter
 from toolcall_sdk._errors import (
     AuthenticationError,
     ContextLengthExceededError,
@@ -34,6 +35,17 @@ from toolcall_sdk._errors import (
     ToolExecutionError,
     TransportError,
 )
+from toolcall_sdk._events import (
+    AttemptFailed,
+    ContentDelta,
+    StreamCompleted,
+    ToolArgumentsDelta,
+    ToolCallEvent,
+    ToolCallStarted,
+    ToolCallValidated,
+)
+from toolcall_sdk._extras import MissingDependencyError
+from toolcall_sdk._hybrid_router import HybridRouter
 from toolcall_sdk._results import (
     Attempt,
     FieldError,
@@ -53,11 +65,16 @@ __all__ = [
     "AlwaysRouter",
     "AsyncToolCallClient",
     "Attempt",
+    "AttemptFailed",
     "AuthenticationError",
+    "ContentDelta",
     "ContextLengthExceededError",
+    "EmbeddingRouter",
     "FieldError",
+    "HybridRouter",
     "LLMRouter",
     "MalformedResponseError",
+    "MissingDependencyError",
     "ModelNotFoundError",
     "ModelRetry",
     "NeverRouter",
@@ -73,13 +90,18 @@ __all__ = [
     "ServerError",
     "ServerTimeoutError",
     "ServerUnavailableError",
+    "StreamCompleted",
     "StrictSchemaError",
     "Tool",
+    "ToolArgumentsDelta",
     "ToolCall",
     "ToolCallClient",
     "ToolCallError",
+    "ToolCallEvent",
     "ToolCallFailed",
     "ToolCallResult",
+    "ToolCallStarted",
+    "ToolCallValidated",
     "ToolDefinitionError",
     "ToolExecutionError",
     "TransportError",

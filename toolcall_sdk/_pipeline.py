@@ -15,7 +15,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from toolcall_sdk._errors import ToolCallFailed
+from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
 from toolcall_sdk._feedback import feedback_text, no_tool_call_text
+from toolcall_sdk._hybrid_router import HybridRouter
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
@@ -30,11 +32,24 @@ from toolcall_sdk._routing import LLMRouter, RouteDecision, coerce_decision
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 
-__all__ = ["Answer", "ChatRequest", "Config", "Execute", "Outcome", "RouteQuery", "flow"]
+__all__ = [
+    "TOOL_CHOICES",
+    "Answer",
+    "ChatRequest",
+    "Config",
+    "Execute",
+    "Notify",
+    "Outcome",
+    "RouteQuery",
+    "flow",
+]
 
 STAGE_ROUTE = "route"
 STAGE_CALL = "call"
 STAGE_ANSWER = "answer"
+# Stage-2 `tool_choice` values: "required" forces a call (named when one tool is left);
+# "auto" is for servers without `required` and lets a text answer come back as such.
+TOOL_CHOICES = ("required", "auto")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +66,8 @@ class Config:
     parallel_tool_calls: bool | None
     extra_body: Mapping[str, Any] | None
     validation_context: Any
+    recover: bool = True  # read calls back from the text when the server's parser missed them
+    tool_choice: str = "required"  # one of TOOL_CHOICES
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +76,7 @@ class ChatRequest:
 
     stage: str
     params: dict[str, Any]
+    attempt: int = 0  # the stage-2 attempt number; 0 for the route and answer stages
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +115,14 @@ class Outcome:
     retry_message: str | None = None
 
 
-Effect = ChatRequest | RouteQuery | Execute
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Effect: tell the caller what was decided (for `stream()`); return None."""
+
+    event: ToolCallEvent
+
+
+Effect = ChatRequest | RouteQuery | Execute | Notify
 
 
 @dataclass(slots=True)
@@ -132,7 +157,7 @@ def flow(
     validation_context = context if context is not None else config.validation_context
     for number in range(1, config.max_retries + 2):
         params = _call_params(config, state.history, offered)
-        answer: Answer = yield ChatRequest(STAGE_CALL, params)
+        answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
         state.usage += answer.usage
         attempt = Attempt(
             number=number,
@@ -144,7 +169,7 @@ def flow(
         )
         state.attempts.append(attempt)
         message = answer.message
-        if not message.get("tool_calls"):
+        if config.recover and not message.get("tool_calls"):
             recovered = recover_calls(message, hint=config.model, attempt=number)
             if recovered is not None:
                 message = recovered
@@ -167,6 +192,8 @@ def flow(
             state.history.append(assistant)
             if execute:
                 state.history.extend(_tool_messages(calls))
+            for call in calls:
+                yield Notify(ToolCallValidated(call, number))
             return ToolCallResult(
                 called=True,
                 calls=[*state.executed, *calls] if execute else calls,
@@ -181,6 +208,7 @@ def flow(
         attempt.feedback = _feedback_messages(message, calls, problems, offered)
         state.history.append(assistant)
         state.history.extend(attempt.feedback)
+        yield Notify(AttemptFailed(attempt, retrying=number <= config.max_retries))
 
     raise ToolCallFailed(
         _failure_message(state.attempts),
@@ -196,13 +224,28 @@ def _route(
         return RouteDecision(call=False, score=0.0, router="none", reason="no tools offered")
     router = config.router
     if isinstance(router, LLMRouter):
-        params = router.request_params(state.history, tools)
-        params["model"] = config.model
-        answer: Answer = yield ChatRequest(STAGE_ROUTE, params)
-        state.usage += answer.usage
-        return router.interpret(answer.message)
+        return (yield from _ask_llm(config, state, router, tools))
+    if isinstance(router, HybridRouter):
+        # The embedding half runs like any router object (in a thread under asyncio);
+        # the LLM half is a routing request to the client's own server.
+        raw = yield RouteQuery(router.embedding, list(state.history), tools)
+        first = coerce_decision(raw, router.embedding)
+        if not router.uncertain(first):
+            return router.settle(first)
+        second = yield from _ask_llm(config, state, router.llm, tools)
+        return router.combine(first, second)
     raw = yield RouteQuery(router, list(state.history), tools)
     return coerce_decision(raw, router)
+
+
+def _ask_llm(
+    config: Config, state: _Run, router: LLMRouter, tools: list[Tool[..., Any]]
+) -> Generator[Effect, Any, RouteDecision]:
+    params = router.request_params(state.history, tools)
+    params["model"] = config.model
+    answer: Answer = yield ChatRequest(STAGE_ROUTE, params)
+    state.usage += answer.usage
+    return router.interpret(answer.message)
 
 
 def _plain_answer(
@@ -241,7 +284,9 @@ def _call_params(
         "messages": list(history),
         "tools": [config.schemas[name] for name in offered],
     }
-    if len(offered) == 1:
+    if config.tool_choice == "auto":
+        params["tool_choice"] = "auto"
+    elif len(offered) == 1:
         params["tool_choice"] = {"type": "function", "function": {"name": offered[0]}}
     else:
         params["tool_choice"] = "required"

@@ -18,7 +18,8 @@ app = typer.Typer(
         "Reliable tool calling on self-hosted models.\n\n"
         "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
         "doctor: diagnose a running server and say which flag fixes what.\n\n"
-        "eval: measure a pipeline on a case file (planned, not yet available)."
+        "eval: run the pipeline ladder (auto, required, required+validate, full) on a case "
+        "file or BFCL categories and report the failure taxonomy."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -42,14 +43,6 @@ def _root(
     ),
 ) -> None:
     """Reliable tool calling on self-hosted models."""
-
-
-def _not_yet(command: str, issue: str) -> None:
-    typer.echo(
-        f"toolcall-sdk {command} is planned but not available in {__version__} ({issue}).",
-        err=True,
-    )
-    raise typer.Exit(code=2)
 
 
 @app.command(
@@ -88,6 +81,13 @@ def launch(
     ] = None,
     tool_call_parser: Annotated[
         str | None, typer.Option(help="vLLM --tool-call-parser to use instead of the family's.")
+    ] = None,
+    tool_parser_plugin: Annotated[
+        str | None,
+        typer.Option(
+            help="Parser plugin file for vLLM's --tool-parser-plugin (the SDK's own is added "
+            "for --tool-call-parser toolcall_hermes)."
+        ),
     ] = None,
     chat_template: Annotated[
         str | None,
@@ -173,6 +173,7 @@ def launch(
         extra_args=vllm_args or (),
         family=family,
         tool_call_parser=tool_call_parser,
+        tool_parser_plugin=tool_parser_plugin,
         chat_template=chat_template,
         reasoning_parser=reasoning_parser,
         max_model_len=max_model_len or None,
@@ -221,9 +222,115 @@ def doctor(
     raise typer.Exit(code=report.exit_code)
 
 
-@app.command(name="eval", help="Measure a pipeline on a case file (planned, not yet available).")
-def eval_() -> None:
-    _not_yet("eval", "see the project's issue on evals")
+@app.command(
+    name="eval",
+    help=(
+        "Run eval cases through the pipeline ladder side by side (auto, required, "
+        "required+validate, full), classify each outcome (pass, wrong_tool, wrong_args, "
+        "hard_fail, missed_call, spurious_call) and write report.json, report.md and "
+        "ladder.svg to --out. A rerun with the same --out skips finished cases. "
+        "See docs/evals.md."
+    ),
+)
+def eval_(
+    cases: Annotated[
+        list[str] | None,
+        typer.Argument(help="Case files (JSON Lines, see docs/evals.md).", show_default=False),
+    ] = None,
+    base_url: Annotated[
+        str, typer.Option("--base-url", help="The server's /v1 URL.")
+    ] = "http://127.0.0.1:8000/v1",
+    model: Annotated[
+        str | None, typer.Option("--model", help="Served model name (default: the first served).")
+    ] = None,
+    pipeline: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pipeline",
+            "-p",
+            help="A pipeline to run (repeat; default: all four). "
+            "One of auto, required, required+validate, full.",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-c", help="Requests in flight at once.")
+    ] = 4,
+    out: Annotated[
+        str, typer.Option("--out", help="Folder for results.jsonl and the reports.")
+    ] = "eval-out",
+    router: Annotated[
+        str,
+        typer.Option(
+            "--router",
+            help="The full pipeline's router: llm (ask the model), always, never. Use always "
+            "for models not trained on the router prompt (the CPU demo model).",
+        ),
+    ] = "llm",
+    max_retries: Annotated[
+        int, typer.Option("--max-retries", help="Feedback retries of the full pipeline.")
+    ] = 2,
+    bfcl: Annotated[
+        str | None,
+        typer.Option(
+            "--bfcl",
+            help="BFCL categories to add, comma-separated (e.g. simple_python,multiple); "
+            "needs the bfcl-eval package.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most this many cases per source.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Token limit per answer.")
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option("--api-key", envvar="TOOLCALL_API_KEY", help="The server's --api-key."),
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 120.0,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")
+    ] = True,
+) -> None:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from toolcall_sdk.evals._cli import gather_cases, resolve_model, run_eval_command
+    from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
+
+    chosen = pipeline or list(LADDER)
+    unknown = [p for p in chosen if p not in LADDER]
+    if unknown:
+        raise typer.BadParameter(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
+    if router not in ("llm", "always", "never"):
+        raise typer.BadParameter("--router must be llm, always or never")
+    try:
+        loaded = gather_cases(cases or [], bfcl, limit=limit)
+        served = model or resolve_model(base_url, api_key=api_key, timeout=timeout)
+    except (ValueError, OSError, ImportError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    settings = EvalSettings(
+        base_url=base_url,
+        model=served,
+        api_key=api_key,
+        router=router,
+        max_retries=max_retries,
+        timeout=timeout,
+        max_tokens=max_tokens,
+    )
+    sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
+    run_eval_command(
+        loaded,
+        settings,
+        pipelines=chosen,
+        out_dir=Path(out),
+        concurrency=concurrency,
+        progress=progress,
+        console=Console(width=160),
+        source=", ".join(sources),
+    )
 
 
 def main() -> None:

@@ -1,0 +1,106 @@
+"""`toolcall-sdk eval`: the four-row ladder against the real demo server, on a slice of the
+bundled set. The tiny model's accuracy means nothing; the plumbing is what is checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from toolcall_sdk.cli import app
+from toolcall_sdk.demo import SERVED_MODEL_NAME
+from toolcall_sdk.evals import CLASSES, LADDER
+from toolcall_sdk.launcher import Server
+
+REPO = Path(__file__).resolve().parents[2]
+# Cases the demo model's domain covers (invoices, order status) and a few it should not
+# call a tool for; the demo model only knows the two core tools, so only those are offered.
+SLICE = {"create/basic": 3, "order/status": 4, "multi_turn": 1, "irrelevant": 3}
+
+
+def _slice(folder: Path) -> Path:
+    picked: list[dict[str, object]] = []
+    wanted = dict(SLICE)
+    for line in (REPO / "evals" / "invoices.jsonl").read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        category = case["category"]
+        # The multi-turn follow-ups that need a tool use tools the demo model lacks.
+        if category == "multi_turn" and case["expected"]["calls"]:
+            continue
+        if wanted.get(category, 0) > 0:
+            wanted[category] -= 1
+            case["tools"] = f"{REPO / 'evals' / 'invoices_tools.py'}:CORE_TOOLS"
+            picked.append(case)
+    path = folder / "slice.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in picked), encoding="utf-8")
+    return path
+
+
+def test_ladder_on_the_demo_server(demo_server: Server, tmp_path: Path) -> None:
+    cases = _slice(tmp_path)
+    total = len(cases.read_text().splitlines())
+    assert 10 <= total <= 12
+    out = tmp_path / "out"
+    argv = [
+        "eval",
+        str(cases),
+        "--base-url",
+        demo_server.base_url,
+        "--model",
+        SERVED_MODEL_NAME,
+        "--router",
+        "always",
+        "--out",
+        str(out),
+        "--concurrency",
+        "4",
+        "--max-tokens",
+        "400",
+        "--no-progress",
+    ]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert f"Tool-calling ladder ({total} cases)" in result.output
+
+    report = json.loads((out / "report.json").read_text())
+    assert set(report) == {"meta", "cases", "ladder", "by_category", "by_tool", "records"}
+    assert report["meta"]["model"] == SERVED_MODEL_NAME
+    assert report["meta"]["router"] == "always"
+    assert [row["pipeline"] for row in report["ladder"]] == list(LADDER)
+    for row in report["ladder"]:
+        assert row["cases"] == total
+        assert sum(row["classes"].values()) == total
+        assert set(row["classes"]) == set(CLASSES)
+        assert row["requests"] >= total  # every case sent at least one request
+        assert row["tokens"] > 0  # vLLM reports usage
+        assert 0 < row["latency_p50_s"] <= row["latency_p95_s"]
+    records = report["records"]
+    assert len(records) == total * len(LADDER)
+    assert {r["verdict"] for r in records} <= set(CLASSES)
+    for record in records:
+        if record["pipeline"] in ("auto", "required"):
+            assert record["requests"] == 1
+        if record["verdict"] == "wrong_args":
+            assert record["field"]
+    # The forced pipelines cannot answer the irrelevant cases without a call.
+    forced = [
+        r
+        for r in records
+        if r["category"] == "irrelevant" and r["pipeline"] in ("required", "required+validate")
+    ]
+    assert all(r["verdict"] in ("spurious_call", "hard_fail") for r in forced), forced
+
+    markdown = (out / "report.md").read_text()
+    assert "| pipeline | pass% |" in markdown
+    for pipeline in LADDER:
+        assert f"| {pipeline} |" in markdown
+    svg = (out / "ladder.svg").read_text()
+    assert svg.startswith("<svg")
+    assert svg.count("<text") >= len(LADDER)
+
+    # A rerun finds every result in place and sends nothing.
+    again = CliRunner().invoke(app, argv)
+    assert again.exit_code == 0, again.output
+    assert f"resuming: {total * len(LADDER)} of {total * len(LADDER)}" in again.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == total * len(LADDER)

@@ -1,0 +1,157 @@
+"""Running cases through pipelines: bounded concurrency, resumable, deterministic order.
+
+Each finished (case, pipeline) pair is appended at once to `results.jsonl` in the output
+folder, so an interrupted run loses at most the pairs in flight; a rerun reads the file
+and skips the pairs already there. Records come back ordered by case, then by pipeline
+in ladder order, whatever order they finished in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import httpx2
+
+from toolcall_sdk.evals._cases import EvalCase
+from toolcall_sdk.evals._matching import Matcher, match_calls
+from toolcall_sdk.evals._pipelines import (
+    LADDER,
+    PIPELINES,
+    EvalSettings,
+    PipelineOutcome,
+    counting_http_client,
+    run_pipeline,
+)
+from toolcall_sdk.evals._taxonomy import classify
+
+__all__ = ["RESULTS_FILE", "load_records", "run_eval", "run_eval_sync"]
+
+RESULTS_FILE: Final = "results.jsonl"
+
+OnResult = Callable[[dict[str, Any]], None]
+
+
+def load_records(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """Read the finished pairs of an earlier run.
+
+    A torn last line (the run was killed mid-write) is ignored; that pair runs again.
+    """
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and "case_id" in record and "pipeline" in record:
+                done[(record["case_id"], record["pipeline"])] = record
+    return done
+
+
+async def run_eval(
+    cases: Sequence[EvalCase],
+    settings: EvalSettings,
+    *,
+    pipelines: Sequence[str] = LADDER,
+    out_dir: str | Path | None = None,
+    concurrency: int = 4,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    on_result: OnResult | None = None,
+) -> list[dict[str, Any]]:
+    """Run every case through every pipeline and classify each outcome.
+
+    Args:
+        cases: The cases, in report order.
+        settings: Server, model, router.
+        pipelines: Which rungs of the ladder to run.
+        out_dir: Folder for `results.jsonl`; pairs already in it are not run again.
+        concurrency: Most (case, pipeline) pairs in flight at once.
+        transport: An `httpx2` transport instead of the network (tests).
+        on_result: Called with each record as it finishes (progress bars).
+
+    Returns:
+        One record per (case, pipeline), ordered by case then ladder order.
+
+    Raises:
+        ValueError: An unknown pipeline, or `concurrency` below 1.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    unknown = [p for p in pipelines if p not in PIPELINES]
+    if unknown:
+        raise ValueError(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
+    order = [p for p in LADDER if p in pipelines]
+    results_path = Path(out_dir) / RESULTS_FILE if out_dir is not None else None
+    done = load_records(results_path) if results_path is not None else {}
+    if results_path is not None:
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+    todo = [(c, p) for c in cases for p in order if (c.id, p) not in done]
+    semaphore = asyncio.Semaphore(concurrency)
+    fresh: dict[tuple[str, str], dict[str, Any]] = {}
+    http_client = counting_http_client(transport=transport, timeout=settings.timeout)
+    handle = results_path.open("a", encoding="utf-8") if results_path is not None else None
+
+    async def one(case: EvalCase, pipeline: str) -> None:
+        async with semaphore:
+            outcome = await run_pipeline(pipeline, case, settings, http_client)
+        record = make_record(case, pipeline, outcome)
+        fresh[(case.id, pipeline)] = record
+        if handle is not None:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+        if on_result is not None:
+            on_result(record)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for case, pipeline in todo:
+                group.create_task(one(case, pipeline))
+    finally:
+        await http_client.aclose()
+        if handle is not None:
+            handle.close()
+    merged = {**done, **fresh}
+    return [merged[(c.id, p)] for c in cases for p in order if (c.id, p) in merged]
+
+
+def run_eval_sync(
+    cases: Sequence[EvalCase], settings: EvalSettings, **options: Any
+) -> list[dict[str, Any]]:
+    """`run_eval` for synchronous callers (it runs its own event loop)."""
+    return asyncio.run(run_eval(cases, settings, **options))
+
+
+def _matcher(case: EvalCase) -> Matcher:
+    if case.checker == "bfcl":
+        from toolcall_sdk.bfcl._checker import bfcl_matcher
+
+        return bfcl_matcher(
+            case.extra["bfcl_functions"], case.extra["bfcl_category"], case.extra["bfcl_name_map"]
+        )
+    return match_calls
+
+
+def make_record(case: EvalCase, pipeline: str, outcome: PipelineOutcome) -> dict[str, Any]:
+    """The stored form of one (case, pipeline) result."""
+    verdict = classify(case, outcome, _matcher(case))
+    return {
+        "case_id": case.id,
+        "pipeline": pipeline,
+        "category": case.category,
+        **verdict.as_dict(),
+        "parser_miss": outcome.parser_miss,
+        "repaired": outcome.repaired,
+        "attempts": outcome.attempts,
+        "requests": outcome.requests,
+        "prompt_tokens": outcome.prompt_tokens,
+        "completion_tokens": outcome.completion_tokens,
+        "latency_s": round(outcome.latency_s, 4),
+        "calls": [{"name": c.name, "arguments": dict(c.arguments)} for c in outcome.calls],
+        "expected": [{"name": c.name, "accept": dict(c.accept)} for c in case.expected],
+    }

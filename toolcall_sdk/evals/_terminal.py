@@ -1,0 +1,61 @@
+"""The ladder and the failure breakdowns as Rich tables for the terminal."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from toolcall_sdk.evals._report import Breakdown, EvalReport
+
+__all__ = ["print_report"]
+
+
+def print_report(report: EvalReport, console: Console) -> None:
+    """Print the ladder table, then failures per category and per tool."""
+    console.print(ladder_table(report))
+    for title, items in (("category", report.by_category), ("tool", report.by_tool)):
+        table = _breakdown_table(title, [b for b in items if b.failed])
+        if table.row_count:
+            console.print(table)
+
+
+def ladder_table(report: EvalReport) -> Table:
+    """One row per pipeline: pass rate, failure classes and what it cost."""
+    table = Table(title=f"Tool-calling ladder ({report.cases} cases)")
+    for column in ("pipeline", "pass%", "requests", "tokens", "p50/p95 latency"):
+        table.add_column(column, justify="left" if column == "pipeline" else "right")
+    for column in ("wrong_tool", "wrong_args", "hard_fail", "missed", "spurious", "parser_miss"):
+        table.add_column(column, justify="right")
+    for row in report.ladder:
+        table.add_row(
+            row.pipeline,
+            f"{row.pass_rate:.1%}",
+            f"{row.requests} ({row.requests_per_case:.2f}/case)",
+            f"{row.tokens} ({row.tokens_per_case:.0f}/case)",
+            f"{row.latency_p50_s:.2f}s / {row.latency_p95_s:.2f}s",
+            str(row.classes["wrong_tool"]),
+            str(row.classes["wrong_args"]),
+            str(row.classes["hard_fail"]),
+            str(row.classes["missed_call"]),
+            str(row.classes["spurious_call"]),
+            str(row.parser_miss),
+        )
+    return table
+
+
+def _breakdown_table(title: str, items: list[Breakdown]) -> Table:
+    table = Table(title=f"Failures by {title}")
+    table.add_column(title)
+    table.add_column("pipeline")
+    table.add_column("failed", justify="right")
+    table.add_column("classes")
+    table.add_column("most common errors")
+    for item in items:
+        table.add_row(
+            item.key,
+            item.pipeline,
+            f"{item.failed}/{item.cases}",
+            ", ".join(f"{k} {v}" for k, v in item.failures.items()),
+            "\n".join(f"{count}x {message}" for message, count in item.top_messages),
+        )
+    return table
