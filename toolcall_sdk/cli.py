@@ -128,6 +128,16 @@ def launch(
             "--enable-prompt-embeds", help="Accept prompt embeddings (trusted clients only)."
         ),
     ] = False,
+    compact_json: Annotated[
+        bool | None,
+        typer.Option(
+            "--compact-json/--no-compact-json",
+            help="Forbid free whitespace in vLLM's JSON grammars, so a small model cannot fill "
+            "max_tokens with it under tool_choice='required' (default: on for vLLM >= 0.10.2 "
+            "or an unknown version; see docs/launch.md).",
+            show_default=False,
+        ),
+    ] = None,
     vllm_command: Annotated[
         str | None,
         typer.Option(
@@ -186,6 +196,7 @@ def launch(
         data_parallel_size=data_parallel_size,
         served_model_name=served_model_name,
         enable_prompt_embeds=enable_prompt_embeds,
+        compact_json=compact_json,
         vllm_command=vllm_command,
         templates_dir=templates_dir,
         dry_run=dry_run,

@@ -69,8 +69,13 @@ def demo_model_dir(vllm_python: str) -> Path:
 
 
 def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Server]:
-    """Serve the demo model through the SDK's launcher (the code path users run)."""
+    """Serve the demo model through the SDK's launcher (the code path users run).
+
+    Compact JSON is on, as `launch --demo` serves it: under the default grammar the demo
+    model fills its token budget with whitespace on requests it was not trained for.
+    """
     options.setdefault("tool_call_parser", DEMO_TOOL_CALL_PARSER)
+    options.setdefault("compact_json", True)
     with serve(
         model_dir,
         command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
@@ -86,7 +91,9 @@ def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Ser
 
 @pytest.fixture(scope="session")
 def demo_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
-    yield from launch(vllm_python, demo_model_dir)
+    for server in launch(vllm_python, demo_model_dir):
+        assert "--structured-outputs-config" in server.plan.argv, server.plan.display()
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,9 @@ judged here; what is checked is that each router works end to end on the wire (t
 constrained routing request is accepted, the shortlist reaches stage 2), and what one LLM
 routing request costs in tokens and time is printed (`pytest -s`) for docs/routing.md.
 
-Under the default server settings JSON grammars allow any whitespace, and the untrained
-demo model fills its token budget with it; the LLM-router tests therefore also run against
-a second server started with `disable_any_whitespace`, where the answer must be readable.
+The shared demo server runs with compact JSON (`disable_any_whitespace`), as the launcher
+serves it by default: without it, the untrained demo model fills the routing request's
+token budget with whitespace, so the LLM router's answer must be readable here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,9 @@ import pytest
 from openai import OpenAI
 
 from toolcall_sdk import EmbeddingRouter, HybridRouter, LLMRouter, ToolCallClient
-from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
+from toolcall_sdk.demo import SERVED_MODEL_NAME
 from toolcall_sdk.demo.tools import DEMO_TOOLS
-from toolcall_sdk.launcher import Server, serve
-from toolcall_sdk.launcher._demo import DEMO_TOOL_CALL_PARSER, demo_vllm_args
-
-from .conftest import MAX_MODEL_LEN, STARTUP_TIMEOUT
+from toolcall_sdk.launcher import Server
 
 WEATHER = "What is the weather in Oslo in celsius?"
 COST_REQUESTS = [
@@ -56,43 +52,18 @@ def client_for(server: Server, router: Any) -> ToolCallClient:
 
 
 @pytest.fixture(scope="module")
-def compact_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
-    """The demo model with whitespace-free structured outputs (compact JSON answers)."""
-    with serve(
-        demo_model_dir,
-        command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
-        served_model_name=SERVED_MODEL_NAME,
-        max_model_len=MAX_MODEL_LEN,
-        extra_args=[
-            *demo_vllm_args(demo_model_dir),
-            "--structured-outputs-config",
-            '{"backend": "xgrammar", "disable_any_whitespace": true}',
-        ],
-        env=SERVE_ENV,
-        startup_timeout=STARTUP_TIMEOUT,
-        tool_call_parser=DEMO_TOOL_CALL_PARSER,
-    ) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def embedding() -> EmbeddingRouter:
     router = EmbeddingRouter()
     router.warm_up()
     return router
 
 
-def test_llm_router_request_is_accepted_by_the_default_server(demo_server: Server) -> None:
+def test_llm_router_through_the_client(demo_server: Server) -> None:
     result = client_for(demo_server, "llm").call(WEATHER)
 
     assert result.route.router == "llm"
     assert result.usage.prompt_tokens > 0
-
-
-def test_llm_router_through_the_client(compact_server: Server) -> None:
-    result = client_for(compact_server, "llm").call(WEATHER)
-
-    assert result.route.router == "llm"
+    # Without compact JSON the answer is whitespace up to max_tokens: "unreadable".
     assert not result.route.reason.startswith("unreadable"), result.route
     if result.called:
         assert result.attempts[0].request.tools
@@ -116,14 +87,12 @@ def test_embedding_router_through_the_client(
     assert chatted.content is not None
 
 
-def test_hybrid_router_through_the_client(
-    compact_server: Server, embedding: EmbeddingRouter
-) -> None:
+def test_hybrid_router_through_the_client(demo_server: Server, embedding: EmbeddingRouter) -> None:
     confident = HybridRouter(embedding=embedding, band=0.0)
     asking = HybridRouter(embedding=embedding, band=1.0)
 
-    local = client_for(compact_server, confident).call(WEATHER)
-    remote = client_for(compact_server, asking).call(WEATHER)
+    local = client_for(demo_server, confident).call(WEATHER)
+    remote = client_for(demo_server, asking).call(WEATHER)
 
     assert local.route.reason.startswith("embedding, confident")
     assert remote.route.reason.startswith("uncertain embedding")
@@ -131,8 +100,8 @@ def test_hybrid_router_through_the_client(
     assert (confident.llm_share, asking.llm_share) == (0.0, 1.0)
 
 
-def test_llm_router_cost_per_decision(compact_server: Server) -> None:
-    openai_client = OpenAI(base_url=compact_server.base_url, api_key="EMPTY")
+def test_llm_router_cost_per_decision(demo_server: Server) -> None:
+    openai_client = OpenAI(base_url=demo_server.base_url, api_key="EMPTY")
     router = LLMRouter(client=openai_client, model=SERVED_MODEL_NAME)
     schemas = [t.openai_schema() for t in DEMO_TOOLS]
     seconds: list[float] = []

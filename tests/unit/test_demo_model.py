@@ -71,6 +71,16 @@ def test_serve_command_runs_the_cpu_build_with_the_plugin_parser() -> None:
     assert SERVE_ENV == {"VLLM_CPU_KVCACHE_SPACE": "1"}
 
 
+def test_serve_command_asks_for_compact_json() -> None:
+    command = serve_command(Path("/m"), python="py")
+    loose = serve_command(Path("/m"), python="py", compact_json=False)
+
+    config = command[command.index("--structured-outputs-config") + 1]
+    assert json.loads(config) == {"backend": "xgrammar", "disable_any_whitespace": True}
+    assert "--structured-outputs-config" not in loose
+    assert [a for a in command if a not in loose] == ["--structured-outputs-config", config]
+
+
 def test_cli_path_prints_the_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     env = {"TOOLCALL_DEMO_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run(

@@ -118,6 +118,48 @@ def test_forced_call_cut_by_max_tokens() -> None:
     assert "--tool-strict-level parameter" in finding.fix
 
 
+@pytest.mark.parametrize("named", [False, True])
+def test_whitespace_runaway_under_a_grammar_suggests_compact_json(named: bool) -> None:
+    padding = "\n" + " " * 40 + "\n" * 40
+
+    def handle(request: RecordedRequest) -> Reply:
+        if request.tool_choice in ("auto", None):
+            return text("hello")
+        if request.tool_choice == "required":
+            return text('[{"name": "get_weather", "parameters": {"city": "Paris",' + padding,
+                        finish_reason="length")  # fmt: skip
+        # A named call: vLLM hands the cut arguments back as a call.
+        return tool_call("get_weather", '{"city": "Paris",' + padding, finish_reason="length")
+
+    report = doctor_on(ScriptedModel(handle))
+
+    check = "named tool_choice" if named else "required tool_choice"
+    finding = next(f for f in report.findings if f.check == check)
+    assert finding.status == "fail"
+    assert "whitespace" in finding.detail
+    assert (
+        '--structured-outputs-config \'{"backend": "xgrammar", "disable_any_whitespace": true}\''
+        in (finding.fix)
+    )
+    assert "xgrammar:disable-any-whitespace" in finding.fix
+    assert report.exit_code == 1
+
+
+def test_an_answer_cut_mid_value_is_not_a_whitespace_runaway() -> None:
+    def handle(request: RecordedRequest) -> Reply:
+        if request.tool_choice in ("auto", None):
+            return text("hello")
+        return tool_call(
+            "get_weather", '{"city": "Paris Paris Paris Paris  ', finish_reason="length"
+        )
+
+    report = doctor_on(ScriptedModel(handle))
+
+    finding = next(f for f in report.findings if f.check == "named tool_choice")
+    assert "whitespace" not in finding.detail
+    assert "--structured-outputs-config" not in finding.fix
+
+
 def test_unknown_model_and_unreachable_server() -> None:
     report = doctor_on(ScriptedModel(server()), model="other")
     assert report.status_of("model") == "fail"

@@ -57,6 +57,9 @@ def test_qwen_command() -> None:
         "8000",
         "--host",
         "127.0.0.1",
+        # vLLM's version is unknown for a bare `vllm serve`: a current vLLM is assumed.
+        "--structured-outputs-config",
+        '{"backend": "xgrammar", "disable_any_whitespace": true}',
     ]
 
 

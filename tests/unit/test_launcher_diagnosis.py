@@ -19,6 +19,10 @@ LINES = {
         "KeyError: 'invalid tool call parser: qwen25 (chose from { hermes,mistral })'"
     ),
     "unknown_reasoning_parser": "KeyError: \"Reasoning parser 'qwen25' not found\"",
+    "structured_outputs_flag": (
+        "api_server.py: error: unrecognized arguments: --structured-outputs-config "
+        '{"backend": "xgrammar", "disable_any_whitespace": true}'
+    ),
     "unrecognized_argument": "vllm serve: error: unrecognized arguments: --enable-prompt-embeds",
     "port_in_use": (
         "OSError: [Errno 98] error while attempting to bind on address ('127.0.0.1', 8000): "

@@ -24,6 +24,7 @@ from toolcall_sdk.demo._config import (
     default_model_dir,
 )
 from toolcall_sdk.demo._toolbox import TOOL_NAMES, demo_tools, tool_definition
+from toolcall_sdk.launcher._compact import COMPACT_JSON_CONFIG
 from toolcall_sdk.vllm_plugin import plugin_args
 
 __all__ = [
@@ -82,12 +83,24 @@ def serve_command(
     host: str = "127.0.0.1",
     python: str = "python",
     max_model_len: int = 2048,
+    compact_json: bool = True,
 ) -> list[str]:
     """The command that serves the demo model with the CPU build of vLLM.
 
     Run it with `SERVE_ENV` added to the environment. The module spelling works for both the
     CPU build (whose `vllm` console script fails) and the CUDA build.
+
+    Args:
+        model_dir: The built model's folder.
+        port: The port.
+        host: The address to bind.
+        python: The Python that has vLLM (0.10.2 or later with `compact_json`).
+        max_model_len: The context length.
+        compact_json: Forbid free whitespace in JSON grammars. The demo model, like many
+            small models, otherwise fills `max_tokens` with whitespace under a grammar it
+            was not trained for (the LLM router's request, for one).
     """
+    compact = ["--structured-outputs-config", COMPACT_JSON_CONFIG] if compact_json else []
     return [
         python,
         "-m",
@@ -108,6 +121,7 @@ def serve_command(
         "--dtype",
         "float32",
         "--enforce-eager",
+        *compact,
         "--host",
         host,
         "--port",

@@ -25,6 +25,14 @@ __all__ = ["run_doctor"]
 # vLLM added tool_choice="required" in 0.8.3; older servers reject it.
 _MIN_REQUIRED_VERSION = (0, 8, 3)
 _PROBE_MAX_TOKENS = 96
+# A cut answer ending in this much whitespace was not cut mid-value: the grammar let the
+# model pad the JSON and it never stopped (a real value is a few characters from its end).
+_RUNAWAY_MIN_WHITESPACE = 16
+_COMPACT_JSON_FIX = (
+    "start vLLM with --structured-outputs-config "
+    '\'{"backend": "xgrammar", "disable_any_whitespace": true}\' (`toolcall-sdk launch` adds '
+    "it); vLLM 0.8.2-0.10.1: --guided-decoding-backend xgrammar:disable-any-whitespace"
+)
 # The weather tool is the canonical example every tool-tuned model has seen.
 _PROBE_PROMPT = "What is the weather in Paris right now, in celsius? Use the get_weather tool."
 
@@ -290,8 +298,18 @@ def _check_forced(session: _Session, report: Report, parser: str, *, named: bool
         )
         return
     calls = reply.message.get("tool_calls") or []
+    finish = ((reply.body or {}).get("choices") or [{}])[0].get("finish_reason")
+    if finish == "length" and _ends_in_whitespace_run(reply.message):
+        report.add(
+            check,
+            "fail",
+            f"the answer hit max_tokens={_PROBE_MAX_TOKENS} emitting whitespace inside the "
+            "JSON: the server's grammar allows free whitespace and the model never closes the "
+            "call",
+            _COMPACT_JSON_FIX,
+        )
+        return
     if not calls:
-        finish = ((reply.body or {}).get("choices") or [{}])[0].get("finish_reason")
         if finish == "length":
             detail = (
                 f"no tool_calls: the answer hit max_tokens={_PROBE_MAX_TOKENS} before the call "
@@ -307,6 +325,19 @@ def _check_forced(session: _Session, report: Report, parser: str, *, named: bool
         report.add(check, "fail", detail, fix)
         return
     report.add(check, "ok", f"{calls[0].get('function', {}).get('name')} in {reply.seconds:.2f}s")
+
+
+def _ends_in_whitespace_run(message: dict[str, Any]) -> bool:
+    """Whether the text or the arguments of a cut answer end in a long run of whitespace."""
+    texts = [message.get("content"), message.get("reasoning_content")]
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            texts.append(function.get("arguments"))
+    return any(
+        isinstance(text, str) and len(text) - len(text.rstrip()) >= _RUNAWAY_MIN_WHITESPACE
+        for text in texts
+    )
 
 
 def _check_template(session: _Session, report: Report) -> None:

@@ -65,6 +65,7 @@ def run_launch(
     data_parallel_size: int | None = None,
     served_model_name: str | None = None,
     enable_prompt_embeds: bool = False,
+    compact_json: bool | None = None,
     vllm_command: str | None = None,
     templates_dir: str | None = None,
     dry_run: bool = False,
@@ -94,6 +95,7 @@ def run_launch(
         data_parallel_size: `--data-parallel-size`.
         served_model_name: `--served-model-name`.
         enable_prompt_embeds: Add `--enable-prompt-embeds`.
+        compact_json: Whitespace-free JSON grammars; None lets the vLLM version decide.
         vllm_command: The command that starts vLLM, in shell syntax.
         templates_dir: A folder holding vLLM's example chat templates.
         dry_run: Print the command and return.
@@ -127,6 +129,7 @@ def run_launch(
             data_parallel_size=data_parallel_size,
             served_model_name=served_model_name,
             enable_prompt_embeds=enable_prompt_embeds,
+            compact_json=compact_json,
             extra_args=extra_args,
             command=vllm_command,
             templates_dir=templates_dir,

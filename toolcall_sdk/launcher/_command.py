@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from toolcall_sdk.launcher._compact import compact_json_args
 from toolcall_sdk.launcher._errors import ChatTemplateNotFoundError, UnknownModelFamilyError
 from toolcall_sdk.launcher._families import ModelFamily, get_family, resolve_family
 from toolcall_sdk.launcher._plugin import (
@@ -31,6 +32,7 @@ from toolcall_sdk.launcher._vllm import (
     find_launcher,
     registered_tool_parsers,
     vllm_package_dir,
+    vllm_version,
 )
 
 __all__ = [
@@ -88,6 +90,8 @@ class LaunchPlan:
             this machine (the command then refers to `examples/NAME`).
         searched: The folders searched for it.
         warnings: Things the user should read before running the command.
+        compact_json: True when the command makes vLLM's JSON grammars whitespace-free
+            (see `toolcall_sdk.launcher._compact`).
     """
 
     model: str
@@ -101,6 +105,7 @@ class LaunchPlan:
     missing_template: str | None = None
     searched: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    compact_json: bool = False
 
     @property
     def client_host(self) -> str:
@@ -203,6 +208,7 @@ class LaunchOptions(TypedDict, total=False):
     data_parallel_size: int | None
     served_model_name: str | None
     enable_prompt_embeds: bool
+    compact_json: bool | None
     extra_args: Sequence[str]
     command: Sequence[str] | str | None
     templates_dir: str | os.PathLike[str] | None
@@ -246,6 +252,7 @@ def plan_launch(
     data_parallel_size: int | None = None,
     served_model_name: str | None = None,
     enable_prompt_embeds: bool = False,
+    compact_json: bool | None = None,
     extra_args: Sequence[str] = (),
     command: Sequence[str] | str | None = None,
     templates_dir: str | os.PathLike[str] | None = None,
@@ -274,6 +281,12 @@ def plan_launch(
         data_parallel_size: `--data-parallel-size`, when given.
         served_model_name: The name clients send; the model id by default.
         enable_prompt_embeds: Add `--enable-prompt-embeds` (trusted clients only).
+        compact_json: Make vLLM's JSON grammars whitespace-free, so a small model cannot
+            fill `max_tokens` with whitespace under `tool_choice="required"`, a named call
+            or a JSON schema. None (the default) turns it on when the vLLM that will run
+            has `--structured-outputs-config` (0.10.2 and later) or its version is unknown;
+            True also uses the older `--guided-decoding-*` spellings; False never adds it.
+            A structured-outputs flag in `extra_args` always wins.
         extra_args: Further vLLM arguments, appended last; a flag given here replaces the
             same flag from the family.
         command: How to start vLLM (argv or shell string) instead of detecting it; the model
@@ -332,6 +345,10 @@ def plan_launch(
     if enable_prompt_embeds:
         argv.append("--enable-prompt-embeds")
         warnings.append(_PROMPT_EMBEDS_WARNING)
+    compact = compact_json_args(compact_json, vllm_version(launcher), extra_args)
+    argv += compact.args
+    if compact.note is not None:
+        warnings.append(compact.note)
     argv += _family_args(fam, extra_args)
     argv += list(extra_args)
 
@@ -349,6 +366,7 @@ def plan_launch(
         missing_template=missing,
         searched=searched,
         warnings=warnings,
+        compact_json=bool(compact.args),
     )
 
 

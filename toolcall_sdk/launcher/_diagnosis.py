@@ -75,6 +75,14 @@ CAUSES: tuple[Cause, ...] = (
         "Upgrade vLLM, or pass --reasoning-parser NAME with a name it knows (or none).",
     ),
     Cause(
+        "structured_outputs_flag",
+        r"unrecognized arguments?:.*--structured-outputs-config",
+        "This vLLM predates --structured-outputs-config (0.10.2), which the launcher adds so "
+        "JSON grammars stay compact (docs/launch.md).",
+        "Pass --no-compact-json (or --compact-json --vllm-command PYTHON -m vllm... so the "
+        "version is read and the older flag used), or upgrade vLLM.",
+    ),
+    Cause(
         "unrecognized_argument",
         r"unrecognized arguments?:",
         "This vLLM does not accept one of the flags (too old, or a typo after --).",

