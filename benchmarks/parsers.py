@@ -7,9 +7,11 @@ characters (µs per delta, `close()` included). The targets are >= 50 MB/s and <
 delta. Times are CPU time of this process (`time.process_time`), best of `--repeat` runs, so
 other work on the machine disturbs them less.
 
-The `json floor` line is the least any parser that returns normalised arguments must do on
-the Hermes corpus: `json.loads` of each call's JSON and `json.dumps` of its arguments, with
-the call bodies already cut out. It bounds the Hermes MB/s from above.
+The `json floor` lines are the least any parser that returns normalised arguments must do
+on the Hermes corpus, with the call bodies already cut out: decoding each call's JSON and
+encoding its arguments, once with the standard library (`json.loads`, `json.dumps`) and once
+with `pydantic_core` (`from_json`, `to_json`), which the parsers use. The second bounds the
+Hermes MB/s from above.
 
 vLLM's `Hermes2ProToolParser` and the SDK's vLLM plugin (`toolcall_hermes`, see
 docs/parsing.md) read the same Hermes corpus and deltas in the same run when vLLM can be
@@ -167,8 +169,11 @@ def _best(run: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def json_floor(answers: list[str], repeat: int) -> float:
-    """MB/s of only decoding each Hermes call and encoding its arguments."""
+def json_floor(answers: list[str], repeat: int) -> tuple[float, float]:
+    """MB/s of only decoding each Hermes call and encoding its arguments: with the standard
+    library, and with `pydantic_core`."""
+    from pydantic_core import from_json, to_json
+
     bodies = []
     for answer in answers:
         pos = answer.find("<tool_call>")
@@ -178,8 +183,12 @@ def json_floor(answers: list[str], repeat: int) -> float:
             pos = answer.find("<tool_call>", end)
     encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
     size = sum(len(a.encode()) for a in answers)
-    seconds = _best(lambda: [encoder.encode(json.loads(b)["arguments"]) for b in bodies], repeat)
-    return size / seconds / 1e6
+    stdlib = _best(lambda: [encoder.encode(json.loads(b)["arguments"]) for b in bodies], repeat)
+    rust = _best(
+        lambda: [to_json(from_json(b, allow_inf_nan=False)["arguments"]).decode() for b in bodies],
+        repeat,
+    )
+    return size / stdlib / 1e6, size / rust / 1e6
 
 
 def measure(
@@ -372,9 +381,12 @@ def main() -> None:
 
     assert hermes is not None
     answers, deltas, mb_s, us = hermes
-    floor = json_floor(answers, args.repeat)
-    share = mb_s / floor
-    print(f"{'json floor':<12} {floor:>11.1f} {'':>16}   hermes parse runs at {share:.2f}x of it")
+    stdlib, rust = json_floor(answers, args.repeat)
+    print(f"{'json floor':<12} {stdlib:>11.1f} {'':>16}   json.loads + json.dumps alone")
+    print(
+        f"{'json floor':<12} {rust:>11.1f} {'':>16}   pydantic_core from_json + to_json alone; "
+        f"hermes parse runs at {mb_s / rust:.2f}x of it"
+    )
     baseline = vllm_baseline(answers, deltas, args.repeat, args.vllm_python)
     if isinstance(baseline, str):
         print(baseline)

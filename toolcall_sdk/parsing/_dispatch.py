@@ -42,6 +42,9 @@ def parse(text: str, format: str, *, schemas: qwen3_xml.Schemas | None = None) -
     Raises:
         ValueError: `format` names no known format.
     """
+    stream = STREAMS.get(format)
+    if stream is not None and format != qwen3_xml.FORMAT:  # the common case, named exactly
+        return stream.parse_text(text)
     if format == AUTO:
         engine = AutoStream(events=False, schemas=schemas)
         engine.run_whole(text)

@@ -3,6 +3,12 @@
 The walker follows JSON text as it arrives without reading any character twice; the
 non-streaming parsers use it too whenever they need the end of a value that `json` cannot
 decode, so a streamed text and the whole text always agree on where a value ends.
+
+Decoding and encoding run in `pydantic_core` (Rust), two to three times faster than the
+standard library on call-sized objects, which is most of what a parser spends; the
+results are exactly the standard library's. Where the two libraries differ (`jiter`
+rejects escaped lone surrogates, which `json` reads; `to_json` writes `1e-05` as
+`0.00001`, writes `Infinity`, and fails on lone surrogates) the standard library decides.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ import re
 from collections.abc import Callable
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final
+
+from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from toolcall_sdk.parsing._types import ParsedCall
 
@@ -26,6 +34,7 @@ __all__ = [
     "call_from_value",
     "decode_at",
     "dumps",
+    "dumps_literal",
     "loads",
     "normalise_arguments",
     "too_deep",
@@ -57,6 +66,7 @@ _C_ENCODE: Final[Callable[[Any, int], tuple[str, ...] | list[str]] | None] = (
 )
 
 ARGUMENT_KEYS: Final = ("arguments", "parameters")
+_ABSENT: Final = object()  # no value (`None` is one)
 _ARGUMENT_KEYS_RAW: Final = frozenset({'"arguments"', '"parameters"'})
 _NAME_KEY_RAW: Final = '"name"'
 
@@ -77,12 +87,51 @@ _NO_ARGS, _ARGS_AFTER_COLON, _ARGS_CONTAINER, _ARGS_STRING, _ARGS_DONE = range(5
 _KEY, _COLON, _VALUE, _AFTER_VALUE = range(4)
 
 
+def _unlike_stdlib(text: str) -> bool:
+    """Whether `to_json` text may differ from `json.dumps` text of the same value.
+
+    They differ only in floats written in exponent form (Python writes `1e-05`, `to_json`
+    `0.00001`; `to_json` always signs its exponent) or below 1e-4, and in the non-finite
+    constants `json.dumps` refuses here. Each pair is a rare character, tested first at
+    memchr speed, then the piece such text must hold (a regular expression costs several
+    times more). A piece inside a string (`"re-do"`) only costs the slower exact path.
+    """
+    return (
+        ("-" in text and "e-" in text)
+        or ("+" in text and "e+" in text)
+        or ("." in text and ".0000" in text)
+        or ("I" in text and "Infinity" in text)
+        or ("N" in text and "NaN" in text)
+    )
+
+
 def dumps(value: Any) -> str:
-    """Compact JSON text of a decoded value, non-ASCII characters kept.
+    """Compact JSON text of a value made of JSON types, non-ASCII characters kept.
+
+    The text is exactly `json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+    allow_nan=False)`, for dicts with string keys, lists, strings, ints, floats, bools and
+    None. Other types (tuples, sets, bytes) take `dumps_literal`.
 
     Raises:
         TypeError: The value has no JSON form.
-        ValueError: The value is circular.
+        ValueError: The value holds NaN or an infinity, or is circular.
+    """
+    if type(value) is str:
+        return encode_basestring(value)
+    try:
+        text: str = to_json(value).decode()
+    except PydanticSerializationError:  # lone surrogates; the standard library decides
+        return dumps_literal(value)
+    return dumps_literal(value) if _unlike_stdlib(text) else text
+
+
+def dumps_literal(value: Any) -> str:
+    """`dumps` for any value `json` encodes: tuples become lists; sets, bytes and complex
+    numbers raise TypeError (`to_json` would encode sets and bytes).
+
+    Raises:
+        TypeError: The value has no JSON form.
+        ValueError: The value holds NaN or an infinity, or is circular.
     """
     if _C_ENCODE is None or isinstance(value, str):
         return _ENCODER.encode(value)
@@ -113,12 +162,28 @@ def too_deep(text: str, start: int = 0, end: int | None = None) -> bool:
 
 
 def loads(text: str) -> Any:
-    """`json.loads` for text, without its per-call checks, and never deeper than `MAX_DEPTH`.
+    """What `json.loads` returns for text (NaN and Infinity refused), never deeper than
+    `MAX_DEPTH`.
 
     Raises:
         ValueError: `text` is not one JSON value (blank space around it allowed), or nests
             too deep.
     """
+    try:
+        value = from_json(text, allow_inf_nan=False)
+    except ValueError:
+        # Only an escape can make the two disagree (`jiter` refuses lone surrogates): other
+        # texts need not be read twice.
+        if "\\u" in text:
+            return _loads_stdlib(text)
+        raise
+    # The counts settle almost every text: only one with many brackets needs the walk.
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(text):
+        raise ValueError("nested too deep")
+    return value
+
+
+def _loads_stdlib(text: str) -> Any:
     text = text.strip(_JSON_BLANK)
     found = decode_at(text, 0)
     if found is None:
@@ -156,21 +221,34 @@ def call_from_json(text: str, raw: str) -> ParsedCall:
         The call; when `text` is not a JSON object with a string `name`, the call that
         `broken_call` reads from it.
     """
+    # `loads`, inlined for the common case: a valid, shallow object.
     try:
-        value = loads(text)
-    except (ValueError, RecursionError):
-        return broken_call(text, raw)
+        value = from_json(text, allow_inf_nan=False)
+    except ValueError:
+        value = _ABSENT
+    else:
+        if text.count("[") + text.count("{") > MAX_DEPTH:
+            value = _ABSENT
+    if value is _ABSENT:  # `loads` decides: escapes `jiter` refuses, nesting depth
+        try:
+            value = loads(text)
+        except (ValueError, RecursionError):
+            return broken_call(text, raw)
     return call_from_value(value, text, raw)
 
 
 def call_from_value(value: Any, text: str, raw: str) -> ParsedCall:
     """`call_from_json` for a value already decoded from `text`."""
-    if isinstance(value, dict):
+    if type(value) is dict:
         name = value.get("name")
-        if isinstance(name, str):
-            if "arguments" in value:
-                return ParsedCall(name, dumps(value["arguments"]), raw)
-            return ParsedCall(name, dumps(value.get("parameters", {})), raw)
+        if type(name) is str:
+            arguments = value.get("arguments", _ABSENT)
+            if arguments is _ABSENT:
+                arguments = value.get("parameters", {})
+            try:
+                return ParsedCall(name, dumps(arguments), raw)
+            except ValueError:  # a number too large for a float: keep the model's text
+                pass
     return broken_call(text, raw)
 
 

@@ -50,8 +50,10 @@ class TaglessStream(FormatStream):
 
     def _prefix(self, buf: str, final: bool) -> bool | None:
         """Decide whether the candidate's opening matches the call prefix (None: not yet)."""
-        assert self._matcher is not None
-        return self._matcher.advance(buf, len(buf))
+        matcher = self._matcher
+        if matcher is None:
+            matcher = self._matcher = PrefixMatcher(self._STEPS, self._cand)
+        return matcher.advance(buf, len(buf))
 
     def _begin_region(self, buf: str) -> None:
         """The prefix matched at `self._cand`: get ready to find the region's end."""
@@ -86,7 +88,7 @@ class TaglessStream(FormatStream):
         self._state = _CAND
         self._cand = at
         self._in_prose = in_prose
-        self._matcher = PrefixMatcher(self._STEPS, at)
+        self._matcher = None  # made on first use: a whole text may decide without it
 
     def _to_prose(self, mark: int, scan: int) -> None:
         self._state = _PROSE

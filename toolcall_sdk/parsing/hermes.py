@@ -17,7 +17,7 @@ from typing import Final
 from toolcall_sdk.parsing._base import FormatStream
 from toolcall_sdk.parsing._json import JsonWalker, call_from_json
 from toolcall_sdk.parsing._markup import TagSet
-from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 
 __all__ = ["END", "FORMAT", "START", "HermesStream", "parse"]
 
@@ -49,6 +49,32 @@ class HermesStream(FormatStream):
     """Incremental Hermes parser (see `FormatStream`)."""
 
     format = FORMAT
+
+    @classmethod
+    def parse_text(cls, text: str) -> ParseResult:
+        """`_process` over a whole text, as one loop without the engine's state.
+
+        With the end of the text known, `_process` only ever looks for the next tag with
+        `str.find`; this is that search alone, so both read a text identically (the
+        property tests hold them to it) and `parse()` skips the per-text setup.
+        """
+        calls: list[ParsedCall] = []
+        pieces: list[str] = []
+        pos = 0
+        while True:
+            i = text.find(START, pos)
+            if i < 0:
+                pieces.append(text[pos:])
+                break
+            pieces.append(text[pos:i])
+            body = i + len(START)
+            j = text.find(END, body)
+            if j < 0:
+                calls.append(call_from_json(unterminated_body(text[body:]), text[i:]))
+                break
+            pos = j + len(END)
+            calls.append(call_from_json(text[body:j], text[i:pos]))
+        return ParseResult(calls, "".join(pieces), FORMAT if calls else None)
 
     def __init__(self, *, events: bool = True) -> None:
         super().__init__(events=events)

@@ -24,7 +24,7 @@ from toolcall_sdk.parsing._json import (
     decode_at,
     loads,
 )
-from toolcall_sdk.parsing._markup import STRING, WS, TagSet, lit
+from toolcall_sdk.parsing._markup import STRING, WS, PrefixMatcher, TagSet, lit
 from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 
@@ -96,10 +96,12 @@ class Llama3JsonStream(TaglessStream):
         self._decoded: Any = _BROKEN
 
     def _prefix(self, buf: str, final: bool) -> bool | None:
-        assert self._matcher is not None
-        if final and self._matcher.pos == self._cand:
-            return _PREFIX_RE.match(buf, self._cand) is not None
-        return self._matcher.advance(buf, len(buf))
+        matcher = self._matcher
+        if matcher is None:
+            if final:  # the whole opening is here: one expression decides
+                return _PREFIX_RE.match(buf, self._cand) is not None
+            matcher = self._matcher = PrefixMatcher(_STEPS, self._cand)
+        return matcher.advance(buf, len(buf))
 
     def _begin_region(self, buf: str) -> None:
         self._walker = JsonWalker(self._cand, key_depth=1)

@@ -19,7 +19,7 @@ import ast
 import re
 from typing import Any, Final
 
-from toolcall_sdk.parsing._json import MAX_DEPTH, dumps
+from toolcall_sdk.parsing._json import MAX_DEPTH, dumps_literal
 from toolcall_sdk.parsing._markup import IDENT, WS, TagSet, lit
 from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
@@ -87,7 +87,7 @@ def calls_from_list(source: str) -> list[ParsedCall] | None:
             except _LITERAL_ERRORS:
                 return None
         try:
-            text = dumps(arguments)
+            text = dumps_literal(arguments)
         except (TypeError, ValueError):  # sets, bytes, complex: no JSON for them
             return None
         calls.append(ParsedCall(name, text, _segment(source, element, lines)))

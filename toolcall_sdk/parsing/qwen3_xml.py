@@ -58,6 +58,7 @@ _PROSE_TAGS: Final = TagSet(WRAPPER_START, FUNCTION_START)
 _WRAPPER_END_TAG: Final = TagSet(WRAPPER_END)
 _FUNCTION_END_TAG: Final = TagSet(FUNCTION_END)
 _CLOSERS: Final = TagSet(PARAMETER_END, FUNCTION_END, WRAPPER_END)
+_FLOAT_DIGITS: Final = 308  # a decimal number with more digits may exceed the largest float
 _BODY_TAGS: Final = TagSet(PARAMETER_START, FUNCTION_END)
 _VALUE_ENDS: Final = TagSet(PARAMETER_END, PARAMETER_START, FUNCTION_END)
 # The characters a JSON value can start with: any other value is text, known without the
@@ -116,9 +117,27 @@ def _value(raw: str, keep_string: bool) -> Any:
     if keep_string or raw.lstrip(" \t\n\r")[:1] not in _JSON_STARTS:
         return raw
     try:
-        return loads(raw)
+        value = loads(raw)
     except (ValueError, RecursionError):
         return raw
+    # A number too large for a float decodes to infinity, which has no JSON text: such a
+    # value stays the model's text. Only an exponent or 309 digits can get that large
+    # (`true` and `false` hold an `e` too, and are always fine).
+    if (
+        ("e" in raw or "E" in raw or len(raw) > _FLOAT_DIGITS)
+        and type(value) is not bool
+        and not _has_json_text(value)
+    ):
+        return raw
+    return value
+
+
+def _has_json_text(value: Any) -> bool:
+    try:
+        dumps(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _parameters(text: str, pos: int, end: int, strings: frozenset[str]) -> dict[str, Any]:
