@@ -13,6 +13,8 @@ the toolbox's embeddings cached, and the model load time.
     python benchmarks/router_bfcl.py                 # score the bundled calibration
     python benchmarks/router_bfcl.py --refit         # fit on non-live data, then score
     python benchmarks/router_bfcl.py --fit-default   # refit and write the bundled file
+    python benchmarks/router_bfcl.py --dev           # non-live protocol only, no live data
+    python benchmarks/router_bfcl.py --timing        # load time and latency only (non-live)
     python benchmarks/router_bfcl.py --llm-base-url http://gpu:8000/v1 --llm-model M
                                                      # also LLMRouter and HybridRouter
 
@@ -46,7 +48,11 @@ from toolcall_sdk._embedding_router import (  # noqa: E402
 MODEL = load_minilm("cpu")
 LOAD_S = time.perf_counter() - _started
 
-from toolcall_sdk._router_calibration import choose_threshold, fit_calibration  # noqa: E402
+from toolcall_sdk._router_calibration import (  # noqa: E402
+    Calibration,
+    choose_threshold,
+    fit_calibration,
+)
 from toolcall_sdk._router_features import FEATURE_NAMES  # noqa: E402
 from toolcall_sdk._router_text import read_conversation  # noqa: E402
 from toolcall_sdk._tool_specs import ToolSpec, tool_specs  # noqa: E402
@@ -200,15 +206,35 @@ def leave_one_kind_out(
     Every synthetic kind imitates one way live traffic differs from the training data; a
     feature set that still works on a kind it never saw is one that transfers.
     """
-    scores = []
+    return kind_out_report(matrix, labels, kinds)["kind_mean_accuracy"]
+
+
+def kind_out_report(
+    matrix: NDArray[np.float64], labels: NDArray[np.float64], kinds: NDArray[np.str_]
+) -> dict[str, float]:
+    """Leave-one-kind-out scores: each kind predicted by a model fitted without it.
+
+    The weights and the threshold (recall >= `MIN_RECALL` of the training kinds' calls)
+    come from the other kinds only; the held-out predictions of all kinds are pooled for
+    accuracy, precision, recall, correct skips and ROC AUC, and `kind_mean_accuracy`
+    averages the per-kind accuracies (every kind counts the same, whatever its size).
+    """
+    probabilities = np.zeros(len(labels))
+    decided = np.zeros(len(labels))
+    accuracies = []
     for kind in sorted(set(kinds.tolist())):
         train = kinds != kind
         model = fit_calibration(
             matrix[train], labels[train], [str(i) for i in range(matrix.shape[1])]
         )
-        decided = model.probabilities(matrix[~train]) >= model.threshold
-        scores.append(float((decided == (labels[~train] > 0)).mean()))
-    return float(np.mean(scores))
+        probabilities[~train] = model.probabilities(matrix[~train])
+        held_out = probabilities[~train] >= model.threshold
+        decided[~train] = held_out
+        accuracies.append(float((held_out == (labels[~train] > 0)).mean()))
+    report = metrics(decided, 0.5, labels)
+    report["roc_auc"] = roc_auc(probabilities, labels)
+    report["kind_mean_accuracy"] = float(np.mean(accuracies))
+    return report
 
 
 def select_features(
@@ -236,7 +262,13 @@ def select_features(
     return chosen, path
 
 
-def fit_on_non_live(encoder: DiskCachedEncoder) -> tuple[EmbeddingRouter, dict[str, Any]]:
+def _rounded(values: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 4) for k, v in values.items()}
+
+
+def fit_on_non_live(
+    encoder: DiskCachedEncoder, compare: Sequence[str] = ()
+) -> tuple[EmbeddingRouter, dict[str, Any]]:
     """Fit the calibration on non-live data only.
 
     Features are chosen by leave-one-kind-out accuracy; the threshold comes from
@@ -257,6 +289,14 @@ def fit_on_non_live(encoder: DiskCachedEncoder) -> tuple[EmbeddingRouter, dict[s
     for name, score in path:
         print(f"  + {name:28} {score:.3f}")
     matrix = everything[:, [FEATURE_NAMES.index(n) for n in chosen]]
+    transfer = kind_out_report(matrix, labels, kinds)
+    print(f"leave-one-kind-out, selected features: {_rounded(transfer)}")
+    if compare:
+        previous = everything[:, [FEATURE_NAMES.index(n) for n in compare]]
+        print(
+            f"leave-one-kind-out, {list(compare)}: "
+            f"{_rounded(kind_out_report(previous, labels, kinds))}"
+        )
     folds = np.asarray([int(_key(e.group), 16) % FOLDS for e in kept])
     out_of_fold = np.zeros(len(kept))
     for fold in range(FOLDS):
@@ -277,7 +317,8 @@ def fit_on_non_live(encoder: DiskCachedEncoder) -> tuple[EmbeddingRouter, dict[s
         + ", ".join(f"{n} {v:.3f}" for n, v in path),
         "threshold_rule": f"highest threshold with out-of-fold recall >= {MIN_RECALL} "
         f"({FOLDS} folds grouped by base case)",
-        "out_of_fold": {k: round(v, 4) for k, v in dev.items()},
+        "out_of_fold": _rounded(dev),
+        "leave_one_kind_out": _rounded(transfer),
     }
     calibration = fit_calibration(matrix, labels, chosen, info=info)
     calibration.threshold = threshold
@@ -318,6 +359,78 @@ def latency(decide: Callable[[Case], Any], cases: Sequence[Case]) -> tuple[float
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
+def timing(router: EmbeddingRouter, cases: Sequence[Case]) -> dict[str, tuple[float, float]]:
+    """p50/p95 ms per decision of the router and the baseline on a sample, real model."""
+    live_router = EmbeddingRouter(router.calibration)
+    step = max(1, len(cases) // LATENCY_SAMPLE)
+    sample = cases[::step][:LATENCY_SAMPLE]
+    toolboxes: dict[tuple[str, ...], Any] = {}
+
+    def plain_cosine(case: Case) -> None:
+        specs = tool_specs(case[1])
+        key = tuple(baseline_text(s) for s in specs)
+        if key not in toolboxes:  # the toolbox is embedded once, like ours
+            toolboxes[key] = MODEL.encode(list(key), normalize_embeddings=True)
+        query = read_conversation(case[0]).query
+        vector = MODEL.encode([query], normalize_embeddings=True)
+        _ = toolboxes[key] @ vector[0]
+
+    return {
+        "EmbeddingRouter": latency(lambda c: live_router.decide(c[0], c[1]), sample),
+        "max-cosine baseline": latency(plain_cosine, sample),
+    }
+
+
+def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tuple[float, float]]:
+    """Top-1/top-3 of the router's ranking and the baseline's on non-live data.
+
+    Non-live toolboxes have 1-4 tools, where any ranking keeps the right one in the top 3,
+    so each case with one expected function gets 2-30 extra tools drawn from other cases
+    (live_multiple has 2-37) and, half the time, a chatty wrapper around its request.
+    """
+    import random
+
+    from toolcall_sdk._router_features import ToolVocabulary, rank_tools
+    from toolcall_sdk._router_text import content_words
+    from toolcall_sdk.bfcl._routing_set import _CLOSERS, _PREAMBLES
+
+    rng = random.Random(seed)
+    bases = [c for category in NON_LIVE_CATEGORIES for c in load_category(category)]
+    pool = [t for c in bases for t in c.tools]
+    hits = {"EmbeddingRouter": [0, 0], "max-cosine baseline": [0, 0]}
+    count = 0
+    for case in bases:
+        if not case.ground_truth:
+            continue
+        reverse = {original: name for name, original in case.name_map.items()}
+        truth = {reverse.get(f, f) for call in case.ground_truth for f in call}
+        if len(truth) != 1:
+            continue
+        names = {t["function"]["name"] for t in case.tools}
+        extra = [t for t in rng.sample(pool, 40) if t["function"]["name"] not in names]
+        tools = case.tools + extra[: rng.randint(2, 30)]
+        rng.shuffle(tools)
+        query = str(case.messages[-1].get("content", ""))
+        if rng.random() < 0.5:
+            query = rng.choice(_PREAMBLES) + query + rng.choice(_CLOSERS)
+        specs = tool_specs(tools)
+        vectors = encoder([query, *(s.text for s in specs), *(baseline_text(s) for s in specs)])
+        ours = vectors[1 : len(specs) + 1] @ vectors[0]
+        plain = vectors[len(specs) + 1 :] @ vectors[0]
+        words = content_words(query)
+        lexical = [len(words & ToolVocabulary(s).stems) / max(1, len(words)) for s in specs]
+        orders = {
+            "EmbeddingRouter": rank_tools(ours, lexical),
+            "max-cosine baseline": [int(i) for i in np.argsort(-plain, kind="stable")],
+        }
+        count += 1
+        for name, order in orders.items():
+            ranked = [specs[i].name for i in order]
+            hits[name][0] += truth <= set(ranked[:1])
+            hits[name][1] += truth <= set(ranked[:3])
+    return {name: (top1 / count, top3 / count) for name, (top1, top3) in hits.items()}
+
+
 def llm_rows(
     router: Any, cases: Sequence[Case]
 ) -> tuple[NDArray[np.float64], list[list[str]], list[float]]:
@@ -335,16 +448,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--refit", action="store_true", help="fit on non-live data first")
     parser.add_argument("--fit-default", action="store_true", help="refit and write the bundle")
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="non-live development only: fit, print the leave-one-kind-out scores of the new "
+        "and the bundled feature sets, and stop before reading any live category",
+    )
+    parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="only the model load time and the latency per decision, on non-live cases",
+    )
     parser.add_argument("--llm-base-url", help="an OpenAI-compatible server for LLM/hybrid")
     parser.add_argument("--llm-model", help="the served model name")
     parser.add_argument("--llm-sample", type=int, default=0, help="score only N live cases")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
 
+    if args.timing:
+        dev = [e.as_case() for e in routing_dev_set(seed=0) if e.tools]
+        print(f"model load (import + weights, cold process): {LOAD_S:.1f} s")
+        for name, (p50, p95) in timing(EmbeddingRouter(), dev).items():
+            print(f"{name:22} p50 {p50:.1f} ms, p95 {p95:.1f} ms (non-live development cases)")
+        return 0
     encoder = DiskCachedEncoder(MODEL, CACHE_DIR / "minilm-l6-v2.npz")
-    if args.refit or args.fit_default:
-        router, info = fit_on_non_live(encoder)
+    if args.refit or args.fit_default or args.dev:
+        bundled = Calibration.load(DEFAULT_CALIBRATION).feature_names
+        router, info = fit_on_non_live(encoder, compare=bundled)
         print(f"fitted on non-live data: {json.dumps(info['out_of_fold'])} (out of fold)")
+        if args.dev:
+            for name, (top1, top3) in ranking_check(encoder).items():
+                print(f"{name:22} top-1 {top1:.3f}, top-3 {top3:.3f} (non-live, with distractors)")
+            encoder.save()
+            return 0
         if args.fit_default:
             router.save(DEFAULT_CALIBRATION)
             print(f"wrote {DEFAULT_CALIBRATION}")
@@ -376,26 +512,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows["EmbeddingRouter"]["threshold"] = router.threshold
 
     # Latency with the real model (no disk cache): a sample of live cases.
-    live_router = EmbeddingRouter(router.calibration)
-    step = max(1, len(cases) // LATENCY_SAMPLE)
-    sample = cases[::step][:LATENCY_SAMPLE]
-    p50, p95 = latency(lambda c: live_router.decide(c[0], c[1]), sample)
-    rows["EmbeddingRouter"]["p50_ms"] = p50
-    rows["EmbeddingRouter"]["p95_ms"] = p95
-    toolboxes: dict[tuple[str, ...], Any] = {}
-
-    def plain_cosine(case: Case) -> None:
-        specs = tool_specs(case[1])
-        key = tuple(baseline_text(s) for s in specs)
-        if key not in toolboxes:  # the toolbox is embedded once, like ours
-            toolboxes[key] = MODEL.encode(list(key), normalize_embeddings=True)
-        query = read_conversation(case[0]).query
-        vector = MODEL.encode([query], normalize_embeddings=True)
-        _ = toolboxes[key] @ vector[0]
-
-    b50, b95 = latency(plain_cosine, sample)
-    rows["max-cosine baseline"]["p50_ms"] = b50
-    rows["max-cosine baseline"]["p95_ms"] = b95
+    for name, (p50, p95) in timing(router, cases).items():
+        rows[name]["p50_ms"] = p50
+        rows[name]["p95_ms"] = p95
 
     if args.llm_base_url and args.llm_model:
         rows.update(llm_section(args, router, cases, labels))

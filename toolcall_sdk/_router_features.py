@@ -73,6 +73,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "required_satisfied_best",
     "required_satisfied_top3",
     "required_unsatisfied_best",
+    "required_unsatisfied_loose",
     "number_count",
     "entity_count",
     "query_words",
@@ -163,6 +164,17 @@ def features(
         _satisfied(specs[i], vocabularies[i], lowered, words, found_numbers, found_entities)
         for i in order[:3]
     ]
+    # Typed requests are often lower case ("weather in seoul") or not in English: any word
+    # the tool's own vocabulary does not explain may be the value of a string parameter.
+    unexplained = words - vocabularies[best].stems
+    loose = _satisfied(
+        specs[best],
+        vocabularies[best],
+        lowered,
+        words,
+        found_numbers,
+        found_entities + sorted(unexplained) + _foreign_words(query),
+    )
     required = len(specs[best].required)
     values = [
         cos_max,
@@ -180,6 +192,7 @@ def features(
         satisfied[0],
         max(satisfied),
         math.log1p(round(required * (1.0 - satisfied[0]))),
+        math.log1p(round(required * (1.0 - loose))),
         math.log1p(len(found_numbers)),
         math.log1p(len(found_entities)),
         math.log1p(len(query.split())),
@@ -192,6 +205,11 @@ def features(
         math.log1p(len(specs)),
     ]
     return values, order
+
+
+def _foreign_words(text: str) -> list[str]:
+    """Words written in a non-Latin script (a name or value the English model cannot read)."""
+    return [w for w in text.split() if any(ord(c) > 0x2FF and c.isalpha() for c in w)]
 
 
 def _overlap(words: set[str], stems: set[str]) -> float:

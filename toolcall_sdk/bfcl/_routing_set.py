@@ -15,7 +15,15 @@ To fit a router that transfers, the non-live cases are kept as they are and vari
 - `after_result`: the request, the call and its result ("no call": answer from the result);
 - `thanks_after`: the same, then the user says thanks ("no call");
 - `follow_up`: the same, then a new request for another tool ("call");
-- `system`: a call or no-call case behind a system prompt (label unchanged).
+- `system`: a call or no-call case behind a system prompt (label unchanged);
+- `lowercase`: a call request typed casually, all lower case and without the final full
+  stop (still "call": the values are there, only not capitalised);
+- `non_english`: a call request of which only what an English-only model can still read
+  is kept (numbers, quoted text, names, identifiers) inside a Korean, Chinese or
+  Vietnamese frame (still "call");
+- `wrapper_tools`: a call request whose toolbox also offers generic wrapper tools (an
+  HTTP request, a web search, running code) (still "call");
+- `chat_history`: a call request after a few turns of small talk (still "call").
 
 Nothing here reads a live category.
 """
@@ -145,6 +153,37 @@ _SYSTEMS = (
     "Don't make assumptions about what values to plug into functions. Ask for "
     "clarification if a user request is ambiguous.",
 )
+# Frames for `non_english`: the words around the values are in a language MiniLM does not
+# read, so only the values themselves carry meaning for it.
+_FOREIGN_FRAMES = (
+    "{v} 좀 알려주세요.",
+    "{v} 관련해서 처리해 주실 수 있나요?",
+    "请帮我处理一下 {v}。",
+    "我想知道 {v} 的情况。",
+    "Làm ơn xử lý giúp tôi {v}.",
+    "Cho tôi biết về {v} nhé.",
+)
+# Generic tools that match almost any request; live toolboxes often include such wrappers.
+_WRAPPER_TOOLS: tuple[dict[str, Any], ...] = tuple(
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {param: {"type": "string", "description": about}},
+                "required": [param],
+            },
+        },
+    }
+    for name, description, param, about in (
+        ("requests_get", "Sends a GET request to the specified URL.", "url", "The URL."),
+        ("web_search", "Search the web and return the top results.", "query", "Search terms."),
+        ("run_python", "Execute a snippet of Python code and return its output.", "code", "Code."),
+        ("send_message", "Send a message to a user or a channel.", "text", "The message."),
+    )
+)
 _VAGUE = ("Can you {d}?", "I need to {d}.", "Help me {d}.", "Is it possible to {d}?")
 _FIRST_CLAUSE = re.compile(r"^([^.;:(]{8,140})")
 _NUMBERS = re.compile(r"[-+]?\d[\d,._/:-]*")
@@ -187,6 +226,22 @@ def _variants(
     if rng.random() < 0.15:
         text = rng.choice(_MULTILINGUAL_WRAPS).format(q=query)
         out.append(_example(case, "multilingual", [_user(text)], case.tools, True))
+    if rng.random() < 0.3:
+        casual = query.lower().rstrip(" .")
+        out.append(_example(case, "lowercase", [_user(casual)], case.tools, True))
+    values = _values_only(query)
+    if values is not None and rng.random() < 0.3:
+        text = rng.choice(_FOREIGN_FRAMES).format(v=values)
+        out.append(_example(case, "non_english", [_user(text)], case.tools, True))
+    if rng.random() < 0.2:
+        names = {t["function"]["name"] for t in case.tools}
+        wrappers = [t for t in _WRAPPER_TOOLS if t["function"]["name"] not in names]
+        tools = [*case.tools, *rng.sample(wrappers, rng.randint(1, len(wrappers)))]
+        out.append(_example(case, "wrapper_tools", case.messages, tools, True))
+    if rng.random() < 0.15:
+        chat = [_user(rng.choice(_SMALLTALK)), _assistant("Sure, happy to chat!")]
+        chat += [_user(rng.choice(_SMALLTALK)), _assistant("Anything else I can do?")]
+        out.append(_example(case, "chat_history", [*chat, *case.messages], case.tools, True))
     stripped = _strip_values(query, case)
     if stripped is not None and rng.random() < 0.6:
         if rng.random() < 0.3:
@@ -257,6 +312,17 @@ def _strip_values(query: str, case: BfclCase) -> str | None:
                 if values and not any(v in lowered for v in values):
                     return stripped
     return None
+
+
+def _values_only(query: str) -> str | None:
+    """The argument-like parts of a request (numbers, quoted text, names), or None."""
+    parts = [m.group(0) for m in _QUOTED.finditer(query)]
+    parts += _CAPITALISED.findall(query)
+    parts += _NUMBERS.findall(query)
+    parts = [p.strip(" ,.") for p in parts if p.strip(" ,.")]
+    if not parts:
+        return None
+    return ", ".join(dict.fromkeys(parts))
 
 
 def _required_of(case: BfclCase, function: str) -> set[str]:
