@@ -97,6 +97,15 @@ def demo_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
+def wrong_parser_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
+    """The demo model behind the wrong parser: pythonic cannot read its `<tool_call>` tags,
+    so every `auto` call stays in `content` (parsers that need special tokens, like
+    llama3_json, are refused at start-up by vLLM 0.32). Shared by the doctor and recovery
+    tests: one server start instead of two."""
+    yield from launch(vllm_python, demo_model_dir, tool_call_parser="pythonic")
+
+
+@pytest.fixture(scope="session")
 def plugin_server(request: pytest.FixtureRequest) -> Server:
     """The demo model behind the SDK's buffered Hermes parser plugin (`toolcall_hermes`).
 

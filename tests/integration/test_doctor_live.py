@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
-
 import openai
 
 from toolcall_sdk.demo import SERVED_MODEL_NAME
@@ -12,8 +9,6 @@ from toolcall_sdk.demo.tools import get_weather
 from toolcall_sdk.doctor import run_doctor
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.parsing import parse_any
-
-from .conftest import launch
 
 
 def test_doctor_on_the_demo_server(demo_server: Server) -> None:
@@ -29,26 +24,22 @@ def test_doctor_on_the_demo_server(demo_server: Server) -> None:
     assert statuses["chat template renders tools"] == "ok"
 
 
-def test_doctor_finds_the_planted_wrong_parser(vllm_python: str, demo_model_dir: Path) -> None:
-    # pythonic cannot read the model's <tool_call> tags: calls stay in `content`. (Parsers
-    # that need special tokens, like llama3_json, are refused at start-up by vLLM 0.32.)
-    with contextlib.contextmanager(launch)(
-        vllm_python, demo_model_dir, tool_call_parser="pythonic"
-    ) as server:
-        report = run_doctor(server.base_url, model=SERVED_MODEL_NAME)
-        raw = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
-        leaked = (
-            raw.chat.completions.create(  # type: ignore[call-overload]
-                model=SERVED_MODEL_NAME,
-                messages=[{"role": "user", "content": "What's the weather in Paris?"}],
-                tools=[get_weather.openai_schema()],
-                tool_choice="auto",
-                temperature=0,
-                max_tokens=200,
-            )
-            .choices[0]
-            .message
+def test_doctor_finds_the_planted_wrong_parser(wrong_parser_server: Server) -> None:
+    server = wrong_parser_server
+    report = run_doctor(server.base_url, model=SERVED_MODEL_NAME)
+    raw = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+    leaked = (
+        raw.chat.completions.create(  # type: ignore[call-overload]
+            model=SERVED_MODEL_NAME,
+            messages=[{"role": "user", "content": "What's the weather in Paris?"}],
+            tools=[get_weather.openai_schema()],
+            tool_choice="auto",
+            temperature=0,
+            max_tokens=200,
         )
+        .choices[0]
+        .message
+    )
 
     finding = next(f for f in report.findings if f.check == "tool-call parser")
     assert finding.status == "fail", report.findings

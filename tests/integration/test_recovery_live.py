@@ -12,8 +12,6 @@ what the SDK guarantees is asserted, not the model's wording.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,16 +30,8 @@ from toolcall_sdk.demo import SERVED_MODEL_NAME
 from toolcall_sdk.demo.tools import DEMO_TOOLS, get_weather
 from toolcall_sdk.launcher import Server
 
-from .conftest import launch
-
 WEATHER = "What's the weather in Paris?"  # the request test_doctor_live sees leak
 INVOICE = "Create an invoice for CUS-123456 of 250000 VND due 2031-05-20"
-
-
-@pytest.fixture(scope="module")
-def wrong_parser_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
-    # pythonic cannot read the model's <tool_call> tags: every call stays in `content`.
-    yield from launch(vllm_python, demo_model_dir, tool_call_parser="pythonic")
 
 
 def client_for(server: Server, tools: list[Any], **options: Any) -> ToolCallClient:
