@@ -92,6 +92,23 @@ def test_import_stays_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_names_load_on_first_use() -> None:
+    # `import toolcall_sdk` (and so `toolcall-sdk --help`) does not pay for openai; the
+    # first exported name that needs it brings it in, and `import *` gives every name.
+    code = (
+        "import sys, toolcall_sdk; before = 'openai' in sys.modules; "
+        "from toolcall_sdk import *; "
+        "print(before, 'openai' in sys.modules, ToolCallClient.__module__, "
+        "sorted(set(toolcall_sdk.__all__) - set(dir(toolcall_sdk))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False True toolcall_sdk._client []"
+
+
+def test_unknown_name_is_an_attribute_error() -> None:
+    assert not hasattr(toolcall_sdk, "NoSuchName")
+
+
 def test_cli_version_and_help() -> None:
     runner = CliRunner()
     version = runner.invoke(app, ["--version"])
