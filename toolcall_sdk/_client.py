@@ -53,7 +53,7 @@ from toolcall_sdk._pipeline import (
     flow,
 )
 from toolcall_sdk._results import ToolCallResult, Usage
-from toolcall_sdk._routing import RouteDecision, RouterSpec, resolve_router
+from toolcall_sdk._routing import STAGE_HEADER, RouteDecision, RouterSpec, resolve_router
 from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
 from toolcall_sdk._tools import Tool, as_tool
 from toolcall_sdk._transport import (
@@ -71,7 +71,6 @@ logger = logging.getLogger("toolcall_sdk")
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
 # vLLM accepts any key unless started with --api-key; the openai client insists on one.
 _PLACEHOLDER_KEY = "EMPTY"
-_STAGE_HEADER = "x-toolcall-stage"
 
 Escalation = Callable[[ToolCallFailed], ToolCallResult | Awaitable[ToolCallResult]]
 ToolChoice = Literal["required", "auto"]
@@ -181,7 +180,7 @@ class _ClientCore:
 
     def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         kwargs = dict(request.params)
-        kwargs["extra_headers"] = {_STAGE_HEADER: request.stage}
+        kwargs["extra_headers"] = {STAGE_HEADER: request.stage}
         if stream:
             kwargs["stream"] = True
             kwargs["stream_options"] = {"include_usage": True}

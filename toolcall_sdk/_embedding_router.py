@@ -404,13 +404,17 @@ class EmbeddingRouter:
     def _vectors(self, texts: list[str], *, remember: bool = False) -> NDArray[np.float32]:
         import numpy as np
 
-        missing = list(dict.fromkeys(t for t in texts if t not in self._texts))
+        # Hits are copied under the lock: `adecide` runs decisions in worker threads, and
+        # another one may evict an entry between the look-up and the read.
+        with self._lock:
+            known = {t: self._texts[t] for t in texts if t in self._texts}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
         fresh: dict[str, Any] = {}
         if missing:
             encoded = np.asarray(self._encode(missing), dtype=np.float32)
             fresh = dict(zip(missing, encoded, strict=True))
         with self._lock:
-            rows = [fresh[t] if t in fresh else self._texts[t] for t in texts]
+            rows = [fresh[t] if t in fresh else known[t] for t in texts]
             if remember:
                 self._texts.update(fresh)
                 while len(self._texts) > _TEXT_CACHE:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from toolcall_sdk._errors import RouterError
+from toolcall_sdk._tool_specs import tool_specs
 from toolcall_sdk._tools import Tool
 
 __all__ = [
@@ -111,9 +112,10 @@ _ROUTE_SCHEMA: dict[str, Any] = {
 }
 # Only the recent turns matter for "is a tool needed now"; older ones cost tokens.
 _TRANSCRIPT_MESSAGES = 6
-# The header the client marks its requests' pipeline stage with (see toolcall_sdk.testing).
-_STAGE_HEADER = "x-toolcall-stage"
 _TRANSCRIPT_CHARS = 2000
+# The header every request carries with its pipeline stage (route|call|answer), for logs,
+# proxies and toolcall_sdk.testing; the client uses it too.
+STAGE_HEADER = "x-toolcall-stage"
 # `{"need_tool": true, "tools": ["a", "b", "c"]}` with names of up to ~20 tokens each.
 _SHORTLIST_TOKENS_PER_TOOL = 24
 _BASE_TOKENS = 16
@@ -172,8 +174,9 @@ class LLMRouter:
         tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
     ) -> dict[str, Any]:
         """The body of the routing request (without `model`)."""
-        listing = "\n".join(f"- {name}: {_first_line(text)}" for name, text in _named(tools))
-        names = [name for name, _ in _named(tools)]
+        specs = tool_specs(tools)
+        listing = "\n".join(f"- {spec.name}: {_first_line(spec.description)}" for spec in specs)
+        names = [spec.name for spec in specs]
         if self.shortlist and names:
             system = _ROUTE_SYSTEM_SHORTLIST.format(tools=listing, k=self.shortlist)
             schema = _shortlist_schema(names, self.shortlist)
@@ -250,7 +253,7 @@ class LLMRouter:
         params = self.request_params(messages, tools)
         started = time.perf_counter()
         completion = self.client.chat.completions.create(
-            model=self.model, extra_headers={_STAGE_HEADER: "route"}, **params
+            model=self.model, extra_headers={STAGE_HEADER: "route"}, **params
         )
         self.latency_s += time.perf_counter() - started
         self.requests += 1
@@ -284,17 +287,6 @@ def _shortlist_schema(names: Sequence[str], limit: int) -> dict[str, Any]:
         "required": ["need_tool", "tools"],
         "additionalProperties": False,
     }
-
-
-def _named(tools: Sequence[Tool[..., Any] | Mapping[str, Any]]) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    for item in tools:
-        if isinstance(item, Tool):
-            out.append((item.name, item.description))
-        else:
-            function = item.get("function", item)
-            out.append((str(function.get("name")), str(function.get("description") or "")))
-    return out
 
 
 RouterSpec = str | Router | Callable[..., Any]

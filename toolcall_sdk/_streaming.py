@@ -105,15 +105,13 @@ class AnswerEvents:
             or `"auto"`), or None to pass the content through as text.
     """
 
-    __slots__ = ("_announced", "_attempt", "_held", "_parser", "accumulator")
+    __slots__ = ("_announced", "_attempt", "_parser", "accumulator")
 
     def __init__(self, *, attempt: int, content_format: str | None) -> None:
         self.accumulator = StreamAccumulator()
         self._attempt = attempt
         self._parser = StreamParser(content_format) if content_format is not None else None
         self._announced: set[int] = set()
-        # Argument text that arrived before its call's name (not seen from vLLM; kept safe).
-        self._held: dict[int, list[str]] = {}
 
     def add(self, chunk: Any) -> list[ToolCallEvent]:
         """Take one `ChatCompletionChunk`; return the events it completes, in order."""
@@ -134,10 +132,10 @@ class AnswerEvents:
         events: list[ToolCallEvent] = []
         if self._parser is not None:
             events.extend(self._from_parser(self._parser.close()))
-        for index in sorted(self._held):
-            pending = self.accumulator.calls.get(index)
-            events.append(self._started(index, pending.id if pending else None, ""))
-            events.extend(self._arguments(index, "".join(self._held.pop(index))))
+        for index, pending in sorted(self.accumulator.calls.items()):
+            if index not in self._announced:  # its name never came
+                events.append(self._started(index, pending.id, pending.name))
+                events.extend(self._arguments(index, "".join(pending.arguments)))
         return events
 
     def _content(self, text: str) -> list[ToolCallEvent]:
@@ -159,20 +157,17 @@ class AnswerEvents:
         return events
 
     def _fragment(self, fragment: Any) -> list[ToolCallEvent]:
+        # The accumulator has already taken this chunk: it holds the call's id, name and
+        # the argument text so far, whichever fragments they came in.
         index: int = fragment.index
-        function = fragment.function
-        name = function.name if function is not None else None
-        arguments = function.arguments if function is not None else None
-        events: list[ToolCallEvent] = []
-        if index not in self._announced:
-            if not name:
-                if arguments:
-                    self._held.setdefault(index, []).append(arguments)
-                return events
-            events.append(self._started(index, fragment.id, name))
-            arguments = "".join([*self._held.pop(index, []), arguments or ""])
-        events.extend(self._arguments(index, arguments))
-        return events
+        if index in self._announced:
+            function = fragment.function
+            return self._arguments(index, function.arguments if function is not None else None)
+        pending = self.accumulator.calls[index]
+        if not pending.name:  # announce a call by its name; its arguments wait till then
+            return []
+        started = self._started(index, pending.id, pending.name)
+        return [started, *self._arguments(index, "".join(pending.arguments))]
 
     def _started(self, index: int, call_id: str | None, name: str) -> ToolCallStarted:
         self._announced.add(index)

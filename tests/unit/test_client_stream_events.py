@@ -463,3 +463,46 @@ def test_unreadable_stream_is_a_typed_error(make_client: ClientFactory, get_weat
         list(client.stream("Weather in Oslo?"))
 
     assert len(model.calls_for("call")) == 1  # not resent
+
+
+def _chunk(tool_call: dict[str, Any]) -> Any:
+    from openai.types.chat import ChatCompletionChunk
+
+    return ChatCompletionChunk.model_validate(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"tool_calls": [tool_call]}}],
+        }
+    )
+
+
+def test_call_started_carries_the_id_sent_before_the_name() -> None:
+    # Some servers send a call's id, its name and its arguments in separate fragments: the
+    # announced call must carry the same id and arguments as the final message.
+    from toolcall_sdk._streaming import AnswerEvents
+
+    answer = AnswerEvents(attempt=1, content_format=None)
+    events = [
+        *answer.add(_chunk({"index": 0, "id": "abc", "type": "function"})),
+        *answer.add(_chunk({"index": 0, "function": {"arguments": '{"city": '}})),
+        *answer.add(_chunk({"index": 0, "function": {"name": "get_weather"}})),
+        *answer.add(_chunk({"index": 0, "function": {"arguments": '"Oslo"}'}})),
+        *answer.close(),
+    ]
+    assert events == [
+        ToolCallStarted(0, "abc", "get_weather", 1),
+        ToolArgumentsDelta(0, '{"city": ', 1),
+        ToolArgumentsDelta(0, '"Oslo"}', 1),
+    ]
+    assert answer.accumulator.message()["tool_calls"][0]["id"] == "abc"
+
+
+def test_a_call_whose_name_never_came_is_announced_at_the_end() -> None:
+    from toolcall_sdk._streaming import AnswerEvents
+
+    answer = AnswerEvents(attempt=1, content_format=None)
+    assert answer.add(_chunk({"index": 0, "id": "x1", "function": {"arguments": "{}"}})) == []
+    assert answer.close() == [ToolCallStarted(0, "x1", "", 1), ToolArgumentsDelta(0, "{}", 1)]

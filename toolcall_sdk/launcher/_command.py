@@ -17,6 +17,7 @@ from typing import TypedDict, Unpack
 from toolcall_sdk.launcher._compact import compact_json_args
 from toolcall_sdk.launcher._errors import ChatTemplateNotFoundError, UnknownModelFamilyError
 from toolcall_sdk.launcher._families import ModelFamily, get_family, resolve_family
+from toolcall_sdk.launcher._flags import flag_name
 from toolcall_sdk.launcher._plugin import (
     PARSER_NAME,
     PLAIN_TAGS_NOTE,
@@ -428,15 +429,11 @@ def _reasoning_argument(fam: ModelFamily | None, reasoning_parser: str | None) -
     return reasoning_parser
 
 
-def _flag_name(arg: str) -> str:
-    return arg.partition("=")[0].replace("_", "-")
-
-
 def _family_args(fam: ModelFamily | None, extra_args: Sequence[str]) -> list[str]:
     """The family's extra flags, minus those the user gives again in `extra_args`."""
     if fam is None:
         return []
-    user_flags = {_flag_name(a) for a in extra_args if a.startswith("--")}
+    user_flags = {flag_name(a) for a in extra_args if a.startswith("--")}
     kept: list[str] = []
     args = list(fam.extra_args)
     i = 0
@@ -444,7 +441,7 @@ def _family_args(fam: ModelFamily | None, extra_args: Sequence[str]) -> list[str
         group = [args[i]]
         if i + 1 < len(args) and not args[i + 1].startswith("--"):
             group.append(args[i + 1])
-        if _flag_name(group[0]) not in user_flags:
+        if flag_name(group[0]) not in user_flags:
             kept += group
         i += len(group)
     return kept
@@ -461,7 +458,7 @@ def _safety_warnings(argv: Sequence[str], host: str, api_key: str | None) -> lis
             "--trust-remote-code runs Python code from the model repository on this machine; "
             "use it only with repositories you trust."
         )
-    has_key = api_key is not None or any(_flag_name(a) == "--api-key" for a in argv)
+    has_key = api_key is not None or any(flag_name(a) == "--api-key" for a in argv)
     if host not in _LOOPBACK_HOSTS and not has_key:
         warnings.append(
             f"The server will listen on {host} without --api-key: anyone who can reach the "

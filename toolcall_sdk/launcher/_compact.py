@@ -24,6 +24,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from toolcall_sdk.launcher._flags import flag_name
+
 __all__ = [
     "COMPACT_JSON_CONFIG",
     "STRUCTURED_OUTPUTS_MIN_VERSION",
@@ -68,11 +70,7 @@ def user_sets_structured_outputs(extra_args: Sequence[str]) -> bool:
         True when one of them is a `--structured-outputs-config...` or
         `--guided-decoding...` flag (any spelling: `=value`, `.backend`, underscores).
     """
-    for arg in extra_args:
-        flag = arg.partition("=")[0].replace("_", "-")
-        if flag.startswith(_USER_FLAGS):
-            return True
-    return False
+    return any(flag_name(arg).startswith(_USER_FLAGS) for arg in extra_args)
 
 
 def compact_json_args(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from toolcall_sdk.launcher._flags import flag_name
 from toolcall_sdk.vllm_plugin import PARSER_NAME, PLUGIN_FLAG, plugin_path
 
 __all__ = [
@@ -68,7 +69,7 @@ def tags_are_plain_tokens(model: str, extra_args: Sequence[str] = ()) -> bool:
 
 def loads_plugin(argv: Sequence[str]) -> bool:
     """Say whether a command already loads a tool-parser plugin."""
-    return any(_flag(arg) == PLUGIN_FLAG for arg in argv)
+    return any(flag_name(arg) == PLUGIN_FLAG for arg in argv)
 
 
 def plugin_flags(
@@ -92,10 +93,6 @@ def plugin_flags(
     if parser == PARSER_NAME:
         return [PLUGIN_FLAG, str(plugin_path())]
     return []
-
-
-def _flag(arg: str) -> str:
-    return arg.partition("=")[0].replace("_", "-")
 
 
 def _tokenizer_dirs(model: str, extra_args: Sequence[str]) -> list[Path]:

@@ -221,19 +221,10 @@ def call_from_json(text: str, raw: str) -> ParsedCall:
         The call; when `text` is not a JSON object with a string `name`, the call that
         `broken_call` reads from it.
     """
-    # `loads`, inlined for the common case: a valid, shallow object.
     try:
-        value = from_json(text, allow_inf_nan=False)
-    except ValueError:
-        value = _ABSENT
-    else:
-        if text.count("[") + text.count("{") > MAX_DEPTH:
-            value = _ABSENT
-    if value is _ABSENT:  # `loads` decides: escapes `jiter` refuses, nesting depth
-        try:
-            value = loads(text)
-        except (ValueError, RecursionError):
-            return broken_call(text, raw)
+        value = loads(text)
+    except (ValueError, RecursionError):
+        return broken_call(text, raw)
     return call_from_value(value, text, raw)
 
 
