@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 # The model is loaded first, in a fresh process, so its time is the real cold load.
 _started = time.perf_counter()
-from toolcall_sdk._embedding_router import (  # noqa: E402
+from toolcall_sdk.routing.embedding._router import (  # noqa: E402
     DEFAULT_CALIBRATION,
     EmbeddingRouter,
     load_minilm,
@@ -48,14 +48,14 @@ from toolcall_sdk._embedding_router import (  # noqa: E402
 MODEL = load_minilm("cpu")
 LOAD_S = time.perf_counter() - _started
 
-from toolcall_sdk._router_calibration import (  # noqa: E402
+from toolcall_sdk.routing.embedding._calibration import (  # noqa: E402
     Calibration,
     choose_threshold,
     fit_calibration,
 )
-from toolcall_sdk._router_features import FEATURE_NAMES  # noqa: E402
-from toolcall_sdk._router_text import read_conversation  # noqa: E402
-from toolcall_sdk._tool_specs import ToolSpec, tool_specs  # noqa: E402
+from toolcall_sdk.routing.embedding._features import FEATURE_NAMES  # noqa: E402
+from toolcall_sdk.routing.embedding._text import read_conversation  # noqa: E402
+from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs  # noqa: E402
 from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category  # noqa: E402
 from toolcall_sdk.bfcl._routing_set import RoutingExample, routing_dev_set  # noqa: E402
 
@@ -390,8 +390,8 @@ def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tup
     """
     import random
 
-    from toolcall_sdk._router_features import ToolVocabulary, rank_tools
-    from toolcall_sdk._router_text import content_words
+    from toolcall_sdk.routing.embedding._features import ToolVocabulary, rank_tools
+    from toolcall_sdk.routing.embedding._text import content_words
     from toolcall_sdk.bfcl._routing_set import _CLOSERS, _PREAMBLES
 
     rng = random.Random(seed)

@@ -27,8 +27,23 @@ if TYPE_CHECKING:
         AsyncToolCallClient,
         ToolCallClient,
     )
-    from toolcall_sdk._embedding_router import EmbeddingRouter
-    from toolcall_sdk._errors import (
+    from toolcall_sdk._extras import MissingDependencyError
+    from toolcall_sdk._results import (
+        Attempt,
+        FieldError,
+        Problem,
+        RequestSummary,
+        ToolCall,
+        ToolCallResult,
+        Usage,
+    )
+    from toolcall_sdk._schema import to_strict_schema
+    from toolcall_sdk._tools import (
+        Tool,
+        tool,
+    )
+    from toolcall_sdk._transport import RetryPolicy
+    from toolcall_sdk.errors import (
         AuthenticationError,
         ContextLengthExceededError,
         MalformedResponseError,
@@ -48,7 +63,7 @@ if TYPE_CHECKING:
         ToolExecutionError,
         TransportError,
     )
-    from toolcall_sdk._events import (
+    from toolcall_sdk.events import (
         AttemptFailed,
         ContentDelta,
         StreamCompleted,
@@ -57,75 +72,60 @@ if TYPE_CHECKING:
         ToolCallStarted,
         ToolCallValidated,
     )
-    from toolcall_sdk._extras import MissingDependencyError
-    from toolcall_sdk._hybrid_router import HybridRouter
-    from toolcall_sdk._results import (
-        Attempt,
-        FieldError,
-        Problem,
-        RequestSummary,
-        ToolCall,
-        ToolCallResult,
-        Usage,
-    )
-    from toolcall_sdk._routing import (
+    from toolcall_sdk.routing import (
         AlwaysRouter,
+        EmbeddingRouter,
+        HybridRouter,
         LLMRouter,
         NeverRouter,
         RouteDecision,
         Router,
     )
-    from toolcall_sdk._schema import to_strict_schema
-    from toolcall_sdk._tools import (
-        Tool,
-        tool,
-    )
-    from toolcall_sdk._transport import RetryPolicy
 
 _LAZY: dict[str, str] = {
-    "AlwaysRouter": "toolcall_sdk._routing",
+    "AlwaysRouter": "toolcall_sdk.routing",
     "AsyncToolCallClient": "toolcall_sdk._client",
     "Attempt": "toolcall_sdk._results",
-    "AttemptFailed": "toolcall_sdk._events",
-    "AuthenticationError": "toolcall_sdk._errors",
-    "ContentDelta": "toolcall_sdk._events",
-    "ContextLengthExceededError": "toolcall_sdk._errors",
-    "EmbeddingRouter": "toolcall_sdk._embedding_router",
+    "AttemptFailed": "toolcall_sdk.events",
+    "AuthenticationError": "toolcall_sdk.errors",
+    "ContentDelta": "toolcall_sdk.events",
+    "ContextLengthExceededError": "toolcall_sdk.errors",
+    "EmbeddingRouter": "toolcall_sdk.routing",
     "FieldError": "toolcall_sdk._results",
-    "HybridRouter": "toolcall_sdk._hybrid_router",
-    "LLMRouter": "toolcall_sdk._routing",
-    "MalformedResponseError": "toolcall_sdk._errors",
+    "HybridRouter": "toolcall_sdk.routing",
+    "LLMRouter": "toolcall_sdk.routing",
+    "MalformedResponseError": "toolcall_sdk.errors",
     "MissingDependencyError": "toolcall_sdk._extras",
-    "ModelNotFoundError": "toolcall_sdk._errors",
-    "ModelRetry": "toolcall_sdk._errors",
-    "NeverRouter": "toolcall_sdk._routing",
+    "ModelNotFoundError": "toolcall_sdk.errors",
+    "ModelRetry": "toolcall_sdk.errors",
+    "NeverRouter": "toolcall_sdk.routing",
     "Problem": "toolcall_sdk._results",
-    "RateLimitedError": "toolcall_sdk._errors",
-    "RequestRejectedError": "toolcall_sdk._errors",
+    "RateLimitedError": "toolcall_sdk.errors",
+    "RequestRejectedError": "toolcall_sdk.errors",
     "RequestSummary": "toolcall_sdk._results",
     "RetryPolicy": "toolcall_sdk._transport",
-    "RouteDecision": "toolcall_sdk._routing",
-    "Router": "toolcall_sdk._routing",
-    "RouterError": "toolcall_sdk._errors",
-    "ServerConnectionError": "toolcall_sdk._errors",
-    "ServerError": "toolcall_sdk._errors",
-    "ServerTimeoutError": "toolcall_sdk._errors",
-    "ServerUnavailableError": "toolcall_sdk._errors",
-    "StreamCompleted": "toolcall_sdk._events",
-    "StrictSchemaError": "toolcall_sdk._errors",
+    "RouteDecision": "toolcall_sdk.routing",
+    "Router": "toolcall_sdk.routing",
+    "RouterError": "toolcall_sdk.errors",
+    "ServerConnectionError": "toolcall_sdk.errors",
+    "ServerError": "toolcall_sdk.errors",
+    "ServerTimeoutError": "toolcall_sdk.errors",
+    "ServerUnavailableError": "toolcall_sdk.errors",
+    "StreamCompleted": "toolcall_sdk.events",
+    "StrictSchemaError": "toolcall_sdk.errors",
     "Tool": "toolcall_sdk._tools",
-    "ToolArgumentsDelta": "toolcall_sdk._events",
+    "ToolArgumentsDelta": "toolcall_sdk.events",
     "ToolCall": "toolcall_sdk._results",
     "ToolCallClient": "toolcall_sdk._client",
-    "ToolCallError": "toolcall_sdk._errors",
-    "ToolCallEvent": "toolcall_sdk._events",
-    "ToolCallFailed": "toolcall_sdk._errors",
+    "ToolCallError": "toolcall_sdk.errors",
+    "ToolCallEvent": "toolcall_sdk.events",
+    "ToolCallFailed": "toolcall_sdk.errors",
     "ToolCallResult": "toolcall_sdk._results",
-    "ToolCallStarted": "toolcall_sdk._events",
-    "ToolCallValidated": "toolcall_sdk._events",
-    "ToolDefinitionError": "toolcall_sdk._errors",
-    "ToolExecutionError": "toolcall_sdk._errors",
-    "TransportError": "toolcall_sdk._errors",
+    "ToolCallStarted": "toolcall_sdk.events",
+    "ToolCallValidated": "toolcall_sdk.events",
+    "ToolDefinitionError": "toolcall_sdk.errors",
+    "ToolExecutionError": "toolcall_sdk.errors",
+    "TransportError": "toolcall_sdk.errors",
     "Usage": "toolcall_sdk._results",
     "to_strict_schema": "toolcall_sdk._schema",
     "tool": "toolcall_sdk._tools",

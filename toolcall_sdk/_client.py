@@ -1,14 +1,22 @@
 """`ToolCallClient` and `AsyncToolCallClient`: the pipeline over the official openai client.
 
-Both twins share `_ClientCore` (configuration, request bookkeeping, reading answers) and
-the I/O-free pipeline and stream translation; only sending requests, running functions and
-consulting routers differ. `call()`, `run()` and `stream()` all go through one effect loop
-per twin (`_events`): `call()` keeps only its last event, `stream()` yields them all.
+Both twins share `_ClientCore`: the options (declared once in `_options.ClientOptions`),
+the configuration, request bookkeeping and reading answers, and the I/O-free pipeline
+(`_pipeline.flow`) and stream translation (`_streaming`). Each twin has one sender
+(`_exchange`: failover, transport retries, stream assembly and live events) and one
+effect loop (`_events`) that dispatches the pipeline's typed effects with `match`;
+`call()` keeps only the loop's last event, `stream()` yields them all.
+
+Async tools under the sync client: the coroutine runs on a private event loop, in this
+thread when none is running here, else in a worker thread while the call blocks (the
+sync client blocks its caller either way). Such a coroutine must not use objects bound
+to the caller's loop; use `AsyncToolCallClient` inside async code.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
 import itertools
 import logging
@@ -17,14 +25,12 @@ import time
 from collections.abc import (
     AsyncIterator,
     Awaitable,
-    Callable,
     Generator,
     Iterable,
     Iterator,
-    Mapping,
     Sequence,
 )
-from typing import Any, Literal
+from typing import Any, Unpack, assert_never
 
 import httpx2
 import openai
@@ -39,13 +45,13 @@ from toolcall_sdk._errors import (
 from toolcall_sdk._events import StreamCompleted, ToolCallEvent
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
+from toolcall_sdk._options import DEFAULTS, ClientOptions, check_option_names
 from toolcall_sdk._pipeline import (
-    STAGE_CALL,
-    STAGE_ROUTE,
     TOOL_CHOICES,
     Answer,
     ChatRequest,
     Config,
+    Effect,
     Execute,
     Notify,
     Outcome,
@@ -53,16 +59,12 @@ from toolcall_sdk._pipeline import (
     flow,
 )
 from toolcall_sdk._results import ToolCallResult, Usage
-from toolcall_sdk._routing import STAGE_HEADER, RouteDecision, RouterSpec, resolve_router
 from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
 from toolcall_sdk._tools import Tool, as_tool
-from toolcall_sdk._transport import (
-    RetryPolicy,
-    async_retrying,
-    retrying,
-    translate_error,
-)
+from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
+from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.parsing import format_for
+from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 
 __all__ = ["AsyncToolCallClient", "ToolCallClient"]
 
@@ -72,35 +74,20 @@ DEFAULT_BASE_URL = "http://localhost:8000/v1"
 # vLLM accepts any key unless started with --api-key; the openai client insists on one.
 _PLACEHOLDER_KEY = "EMPTY"
 
-Escalation = Callable[[ToolCallFailed], ToolCallResult | Awaitable[ToolCallResult]]
-ToolChoice = Literal["required", "auto"]
-# What `stream()`'s effect loop hands on: events, and the answer that ends a request.
+# What the sender hands the effect loop: live events, and last the answer.
 _Live = ToolCallEvent | Answer
+Steps = Generator[Effect, Any, ToolCallResult]
 
 
 class _ClientCore:
+    """Everything the twins share; no I/O."""
+
     def __init__(
-        self,
-        *,
-        model: str,
-        tools: Iterable[Any],
-        base_url: str | Sequence[str] | None,
-        api_key: str | None,
-        max_retries: int,
-        router: RouterSpec,
-        strict: bool,
-        temperature: float | None,
-        max_tokens: int | None,
-        parallel_tool_calls: bool | None,
-        timeout: float,
-        retry: RetryPolicy | None,
-        validation_context: Any,
-        on_escalate: Escalation | None,
-        extra_body: Mapping[str, Any] | None,
-        default_headers: Mapping[str, str] | None,
-        recover: bool,
-        tool_choice: ToolChoice,
+        self, base_url: str | Sequence[str] | None, model: str, options: ClientOptions
     ) -> None:
+        check_option_names(type(self).__name__, options)
+        o: ClientOptions = {**DEFAULTS, **options}
+        max_retries, tool_choice, recover = o["max_retries"], o["tool_choice"], o["recover"]
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         if tool_choice not in TOOL_CHOICES:
@@ -112,9 +99,8 @@ class _ClientCore:
             raise ValueError(f"recover must be True or False (got {recover!r})")
         if not model:
             raise ValueError("model is required: the name the server serves the model under")
-        tool_list = [as_tool(item) for item in tools]
         by_name: dict[str, Tool[..., Any]] = {}
-        for item in tool_list:
+        for item in (as_tool(entry) for entry in o["tools"]):
             if item.name in by_name:
                 raise ToolDefinitionError(
                     f"two tools are named {item.name!r}; tool names must be unique",
@@ -122,18 +108,19 @@ class _ClientCore:
                 )
             by_name[item.name] = item
         # Built once: a schema that cannot be made strict fails here, not mid-conversation.
+        strict = o["strict"]
         schemas = {name: t.openai_schema(strict=strict) for name, t in by_name.items()}
         self._config = Config(
             model=model,
             tools=by_name,
             schemas=schemas,
-            router=resolve_router(router),
+            router=resolve_router(o["router"]),
             max_retries=max_retries,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            parallel_tool_calls=parallel_tool_calls,
-            extra_body=extra_body,
-            validation_context=validation_context,
+            temperature=o["temperature"],
+            max_tokens=o["max_tokens"],
+            parallel_tool_calls=o["parallel_tool_calls"],
+            extra_body=o["extra_body"],
+            validation_context=o["validation_context"],
             recover=recover,
             tool_choice=tool_choice,
         )
@@ -145,11 +132,11 @@ class _ClientCore:
         self._base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
         if not self._base_urls:
             raise ValueError("base_url must name at least one server")
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY
-        self._timeout = timeout
-        self._retry = retry or RetryPolicy()
-        self._on_escalate = on_escalate
-        self._default_headers = dict(default_headers or {})
+        self._api_key = o["api_key"] or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY
+        self._timeout = o["timeout"]
+        self._retry = o["retry"] or RetryPolicy()
+        self._on_escalate = o["on_escalate"]
+        self._default_headers = dict(o["default_headers"] or {})
         self._next_endpoint = itertools.count()
 
     @property
@@ -172,9 +159,7 @@ class _ClientCore:
         """The servers this client talks to."""
         return list(self._base_urls)
 
-    def _flow(
-        self, messages: MessagesInput, *, execute: bool, context: Any
-    ) -> Generator[Any, Any, ToolCallResult]:
+    def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
         history = normalize_history(to_messages(messages), model=self._config.model)
         return flow(self._config, history, execute=execute, context=context)
 
@@ -194,17 +179,29 @@ class _ClientCore:
             content_format=self._content_format if reads_calls else None,
         )
 
-    def _endpoint_order(self) -> int:
-        return next(self._next_endpoint) % len(self._base_urls)
+    def _plan(self, request: ChatRequest, *, stream: bool, live: bool) -> _Exchange:
+        """How one request is sent: streamed or not, shown live or not, starting where."""
+        # Routing answers are read whole: nothing in them is for a UI.
+        live = live and request.stage != STAGE_ROUTE
+        stream = (stream or live) and request.stage != STAGE_ROUTE
+        return _Exchange(
+            kwargs=self._request_kwargs(request, stream),
+            stream=stream,
+            events=self._answer_events(request) if live else None,
+            first=next(self._next_endpoint) % len(self._base_urls),
+        )
 
-    def _typed_error(self, exc: Exception, first: int, tries: int) -> Exception:
+    def _typed_error(self, exc: Exception, exchange: _Exchange) -> Exception:
+        if isinstance(exc, httpx2.TransportError):  # a stream broken after it was shown
+            exc = _broken_stream(exc)
         if isinstance(exc, MalformedResponseError):
             return exc
         if not isinstance(exc, openai.APIError):  # a 200 whose body is not JSON
             return MalformedResponseError(
                 f"the server's answer could not be read: {exc}", body=str(exc)[:500]
             )
-        url = self._base_urls[(first + max(tries, 1) - 1) % len(self._base_urls)]
+        tries = exchange.tries
+        url = self._base_urls[(exchange.first + max(tries, 1) - 1) % len(self._base_urls)]
         return translate_error(exc, base_url=url, model=self.model, tries=tries)
 
     def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
@@ -216,6 +213,31 @@ class _ClientCore:
             [(c.get("function") or {}).get("name") for c in calls],
             answer.latency_s,
         )
+
+
+class _Exchange:
+    """One request on its way: its body, how it is read, and which server to try next."""
+
+    __slots__ = ("events", "first", "kwargs", "started", "stream", "tries")
+
+    def __init__(
+        self, *, kwargs: dict[str, Any], stream: bool, events: AnswerEvents | None, first: int
+    ) -> None:
+        self.kwargs = kwargs
+        self.stream = stream
+        self.events = events  # None: read silently (a broken stream is then retried whole)
+        self.first = first
+        self.tries = 0
+        self.started = time.monotonic()
+
+    def next_index(self, count: int) -> int:
+        """The server for the next try: failover walks the list from `first`."""
+        index = (self.first + self.tries) % count
+        self.tries += 1
+        return index
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
 
 
 def _answer_from_completion(completion: Any, latency: float) -> Answer:
@@ -266,17 +288,15 @@ async def _afinal(events: AsyncIterator[ToolCallEvent]) -> ToolCallResult:
     return results[-1]
 
 
-def _invoke_sync(effect: Execute) -> Outcome:
+def _run_coroutine(value: Awaitable[Any]) -> Any:
+    """Await `value` from sync code: on a private loop, in a worker if one runs here."""
+    coroutine = _awaited(value)
     try:
-        value = effect.tool.invoke(effect.arguments)
-        if inspect.isawaitable(value):
-            value = asyncio.run(_awaited(value))
-    except ModelRetry as signal:
-        return Outcome(retry_message=signal.message)
-    except Exception as exc:
-        logger.warning("tool %s raised %s: %s", effect.tool.name, type(exc).__name__, exc)
-        return Outcome(error=exc)
-    return Outcome(output=value)
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, coroutine).result()
 
 
 async def _awaited(value: Awaitable[Any]) -> Any:
@@ -286,6 +306,13 @@ async def _awaited(value: Awaitable[Any]) -> Any:
 def _route_error(router: Any, exc: Exception) -> RouterError:
     name = getattr(router, "name", type(router).__name__)
     return RouterError(f"router {name!r} raised {type(exc).__name__}: {exc}")
+
+
+def _tool_failed(tool: Tool[..., Any], exc: Exception) -> Outcome:
+    if isinstance(exc, ModelRetry):
+        return Outcome(retry_message=exc.message)
+    logger.warning("tool %s raised %s: %s", tool.name, type(exc).__name__, exc)
+    return Outcome(error=exc)
 
 
 class ToolCallClient(_ClientCore):
@@ -333,47 +360,13 @@ class ToolCallClient(_ClientCore):
         base_url: str | Sequence[str] | None = None,
         *,
         model: str,
-        tools: Iterable[Any] = (),
-        api_key: str | None = None,
-        max_retries: int = 2,
-        router: RouterSpec = "llm",
-        strict: bool = True,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = None,
-        parallel_tool_calls: bool | None = None,
-        timeout: float = 120.0,
-        retry: RetryPolicy | None = None,
-        validation_context: Any = None,
-        on_escalate: Escalation | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        recover: bool = True,
-        tool_choice: ToolChoice = "required",
         openai_client: openai.OpenAI | None = None,
         http_client: httpx2.Client | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
         if openai_client is not None and base_url is None:
             base_url = str(openai_client.base_url)
-        super().__init__(
-            model=model,
-            tools=tools,
-            base_url=base_url,
-            api_key=api_key,
-            max_retries=max_retries,
-            router=router,
-            strict=strict,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            parallel_tool_calls=parallel_tool_calls,
-            timeout=timeout,
-            retry=retry,
-            validation_context=validation_context,
-            on_escalate=on_escalate,
-            extra_body=extra_body,
-            default_headers=default_headers,
-            recover=recover,
-            tool_choice=tool_choice,
-        )
+        super().__init__(base_url, model, options)
         if openai_client is not None:
             # One component counts attempts: the openai client's own retries are off.
             self._clients = [openai_client.with_options(max_retries=0)]
@@ -383,7 +376,7 @@ class ToolCallClient(_ClientCore):
                     base_url=url,
                     api_key=self._api_key,
                     max_retries=0,
-                    timeout=timeout,
+                    timeout=self._timeout,
                     http_client=http_client,
                     default_headers=self._default_headers or None,
                 )
@@ -458,30 +451,28 @@ class ToolCallClient(_ClientCore):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _events(
-        self, steps: Generator[Any, Any, ToolCallResult], *, stream: bool, live: bool
-    ) -> Iterator[ToolCallEvent]:
+    def _events(self, steps: Steps, *, stream: bool, live: bool) -> Iterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                if isinstance(effect, ChatRequest):
-                    if live and effect.stage != STAGE_ROUTE:
-                        for item in self._send_live(effect):
+                match effect:
+                    case ChatRequest():
+                        for item in self._exchange(effect, stream=stream, live=live):
                             if isinstance(item, Answer):
                                 value = item
                             else:
                                 yield item
-                    else:
-                        value = self._send(effect, stream and effect.stage != STAGE_ROUTE)
-                elif isinstance(effect, Notify):
-                    if live:
-                        yield effect.event
-                elif isinstance(effect, RouteQuery):
-                    value = self._ask_router(effect)
-                else:
-                    value = _invoke_sync(effect)
+                    case Notify(event=event):
+                        if live:
+                            yield event
+                    case RouteQuery():
+                        value = self._ask_router(effect)
+                    case Execute():
+                        value = self._invoke(effect)
+                    case _:
+                        assert_never(effect)
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
@@ -489,10 +480,50 @@ class ToolCallClient(_ClientCore):
             if self._on_escalate is None:
                 raise
             fallback = self._on_escalate(failed)
-            if inspect.isawaitable(fallback):
-                fallback = asyncio.run(_awaited(fallback))
-            result = fallback
+            result = _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
         yield StreamCompleted(result)
+
+    def _exchange(self, request: ChatRequest, *, stream: bool, live: bool) -> Iterator[_Live]:
+        """Send one request (failover, transport retries); yield live events, then the answer.
+
+        Retried as a whole until something is shown: a live stream is retried only until it
+        opens, since a break after its first chunk cannot be taken back from the UI.
+        """
+        exchange = self._plan(request, stream=stream, live=live)
+
+        def once() -> Answer | openai.Stream[Any]:
+            client = self._clients[exchange.next_index(len(self._clients))]
+            if not exchange.stream:
+                completion = client.chat.completions.create(**exchange.kwargs)
+                return _answer_from_completion(completion, exchange.elapsed())
+            chunks: openai.Stream[Any] = client.chat.completions.create(**exchange.kwargs)
+            if exchange.events is not None:
+                return chunks
+            accumulator = StreamAccumulator()
+            try:
+                with chunks:
+                    for chunk in chunks:
+                        accumulator.add(chunk)
+            except httpx2.TransportError as exc:
+                raise _broken_stream(exc) from exc
+            return _answer_from_stream(accumulator, exchange.elapsed())
+
+        try:
+            opened = retrying(self._retry)(once)
+            if isinstance(opened, Answer):
+                answer = opened
+            else:
+                events = exchange.events
+                assert events is not None
+                with opened as chunks:
+                    for chunk in chunks:
+                        yield from events.add(chunk)
+                yield from events.close()
+                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+        except (openai.APIError, httpx2.TransportError, ValueError) as exc:
+            raise self._typed_error(exc, exchange) from exc
+        self._log_attempt(request, answer)
+        yield answer
 
     def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
         try:
@@ -505,62 +536,14 @@ class ToolCallClient(_ClientCore):
             raise RouterError("this router is async: use AsyncToolCallClient with it")
         return value  # type: ignore[no-any-return]
 
-    def _send(self, request: ChatRequest, stream: bool) -> Answer:
-        kwargs = self._request_kwargs(request, stream)
-        first = self._endpoint_order()
-        tries = 0
-        started = time.monotonic()
-
-        def once() -> Answer:
-            nonlocal tries
-            index = (first + tries) % len(self._clients)
-            tries += 1
-            client = self._clients[index]
-            if stream:
-                accumulator = StreamAccumulator()
-                try:
-                    for chunk in client.chat.completions.create(**kwargs):
-                        accumulator.add(chunk)
-                except httpx2.TransportError as exc:
-                    raise openai.APIConnectionError(request=exc.request) from exc
-                return _answer_from_stream(accumulator, time.monotonic() - started)
-            completion = client.chat.completions.create(**kwargs)
-            return _answer_from_completion(completion, time.monotonic() - started)
-
+    def _invoke(self, effect: Execute) -> Outcome:
         try:
-            answer: Answer = retrying(self._retry)(once)
-        except (openai.APIError, ValueError) as exc:
-            raise self._typed_error(exc, first, tries) from exc
-        self._log_attempt(request, answer)
-        return answer
-
-    def _send_live(self, request: ChatRequest) -> Iterator[_Live]:
-        """Stream one request: its events as chunks arrive, then its `Answer`."""
-        kwargs = self._request_kwargs(request, stream=True)
-        first = self._endpoint_order()
-        tries = 0
-        started = time.monotonic()
-        events = self._answer_events(request)
-
-        def open_stream() -> Any:
-            nonlocal tries
-            client = self._clients[(first + tries) % len(self._clients)]
-            tries += 1
-            return client.chat.completions.create(**kwargs)
-
-        try:
-            # Retried until the stream opens; once chunks are shown, a break is raised.
-            with retrying(self._retry)(open_stream) as chunks:
-                for chunk in chunks:
-                    yield from events.add(chunk)
-        except httpx2.TransportError as exc:
-            raise self._typed_error(_broken_stream(exc), first, tries) from exc
-        except (openai.APIError, ValueError) as exc:
-            raise self._typed_error(exc, first, tries) from exc
-        yield from events.close()
-        answer = _answer_from_stream(events.accumulator, time.monotonic() - started)
-        self._log_attempt(request, answer)
-        yield answer
+            value = effect.tool.invoke(effect.arguments)
+            if inspect.isawaitable(value):
+                value = _run_coroutine(value)
+        except Exception as exc:
+            return _tool_failed(effect.tool, exc)
+        return Outcome(output=value)
 
 
 class AsyncToolCallClient(_ClientCore):
@@ -575,47 +558,13 @@ class AsyncToolCallClient(_ClientCore):
         base_url: str | Sequence[str] | None = None,
         *,
         model: str,
-        tools: Iterable[Any] = (),
-        api_key: str | None = None,
-        max_retries: int = 2,
-        router: RouterSpec = "llm",
-        strict: bool = True,
-        temperature: float | None = 0.0,
-        max_tokens: int | None = None,
-        parallel_tool_calls: bool | None = None,
-        timeout: float = 120.0,
-        retry: RetryPolicy | None = None,
-        validation_context: Any = None,
-        on_escalate: Escalation | None = None,
-        extra_body: Mapping[str, Any] | None = None,
-        default_headers: Mapping[str, str] | None = None,
-        recover: bool = True,
-        tool_choice: ToolChoice = "required",
         openai_client: openai.AsyncOpenAI | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
         if openai_client is not None and base_url is None:
             base_url = str(openai_client.base_url)
-        super().__init__(
-            model=model,
-            tools=tools,
-            base_url=base_url,
-            api_key=api_key,
-            max_retries=max_retries,
-            router=router,
-            strict=strict,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            parallel_tool_calls=parallel_tool_calls,
-            timeout=timeout,
-            retry=retry,
-            validation_context=validation_context,
-            on_escalate=on_escalate,
-            extra_body=extra_body,
-            default_headers=default_headers,
-            recover=recover,
-            tool_choice=tool_choice,
-        )
+        super().__init__(base_url, model, options)
         if openai_client is not None:
             self._clients = [openai_client.with_options(max_retries=0)]
         else:
@@ -624,7 +573,7 @@ class AsyncToolCallClient(_ClientCore):
                     base_url=url,
                     api_key=self._api_key,
                     max_retries=0,
-                    timeout=timeout,
+                    timeout=self._timeout,
                     http_client=http_client,
                     default_headers=self._default_headers or None,
                 )
@@ -668,29 +617,29 @@ class AsyncToolCallClient(_ClientCore):
         await self.close()
 
     async def _events(
-        self, steps: Generator[Any, Any, ToolCallResult], *, stream: bool, live: bool
+        self, steps: Steps, *, stream: bool, live: bool
     ) -> AsyncIterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                if isinstance(effect, ChatRequest):
-                    if live and effect.stage != STAGE_ROUTE:
-                        async for item in self._send_live(effect):
+                match effect:
+                    case ChatRequest():
+                        async for item in self._exchange(effect, stream=stream, live=live):
                             if isinstance(item, Answer):
                                 value = item
                             else:
                                 yield item
-                    else:
-                        value = await self._send(effect, stream and effect.stage != STAGE_ROUTE)
-                elif isinstance(effect, Notify):
-                    if live:
-                        yield effect.event
-                elif isinstance(effect, RouteQuery):
-                    value = await self._ask_router(effect)
-                else:
-                    value = await self._invoke(effect)
+                    case Notify(event=event):
+                        if live:
+                            yield event
+                    case RouteQuery():
+                        value = await self._ask_router(effect)
+                    case Execute():
+                        value = await self._invoke(effect)
+                    case _:
+                        assert_never(effect)
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
@@ -698,22 +647,58 @@ class AsyncToolCallClient(_ClientCore):
             if self._on_escalate is None:
                 raise
             fallback = self._on_escalate(failed)
-            if inspect.isawaitable(fallback):
-                fallback = await fallback
-            result = fallback
+            result = await fallback if inspect.isawaitable(fallback) else fallback
         yield StreamCompleted(result)
 
-    async def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
-        router = query.router
+    async def _exchange(
+        self, request: ChatRequest, *, stream: bool, live: bool
+    ) -> AsyncIterator[_Live]:
+        """The async twin of `ToolCallClient._exchange`."""
+        exchange = self._plan(request, stream=stream, live=live)
+
+        async def once() -> Answer | openai.AsyncStream[Any]:
+            client = self._clients[exchange.next_index(len(self._clients))]
+            if not exchange.stream:
+                completion = await client.chat.completions.create(**exchange.kwargs)
+                return _answer_from_completion(completion, exchange.elapsed())
+            chunks: openai.AsyncStream[Any] = await client.chat.completions.create(
+                **exchange.kwargs
+            )
+            if exchange.events is not None:
+                return chunks
+            accumulator = StreamAccumulator()
+            try:
+                async with chunks:
+                    async for chunk in chunks:
+                        accumulator.add(chunk)
+            except httpx2.TransportError as exc:
+                raise _broken_stream(exc) from exc
+            return _answer_from_stream(accumulator, exchange.elapsed())
+
         try:
-            if hasattr(router, "adecide"):
-                value = await router.adecide(query.messages, query.tools)
+            opened: Answer | openai.AsyncStream[Any] = await async_retrying(self._retry)(once)
+            if isinstance(opened, Answer):
+                answer = opened
             else:
-                value = router.decide(query.messages, query.tools)
-                if inspect.isawaitable(value):
-                    value = await value
+                events = exchange.events
+                assert events is not None
+                async with opened as chunks:
+                    async for chunk in chunks:
+                        for event in events.add(chunk):
+                            yield event
+                for event in events.close():
+                    yield event
+                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+        except (openai.APIError, httpx2.TransportError, ValueError) as exc:
+            raise self._typed_error(exc, exchange) from exc
+        self._log_attempt(request, answer)
+        yield answer
+
+    async def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
+        try:
+            value = await consult_async(query.router, query.messages, query.tools)
         except Exception as exc:
-            raise _route_error(router, exc) from exc
+            raise _route_error(query.router, exc) from exc
         return value  # type: ignore[no-any-return]
 
     async def _invoke(self, effect: Execute) -> Outcome:
@@ -724,68 +709,6 @@ class AsyncToolCallClient(_ClientCore):
                 value = await asyncio.to_thread(effect.tool.invoke, effect.arguments)
                 if inspect.isawaitable(value):
                     value = await value
-        except ModelRetry as signal:
-            return Outcome(retry_message=signal.message)
         except Exception as exc:
-            logger.warning("tool %s raised %s: %s", effect.tool.name, type(exc).__name__, exc)
-            return Outcome(error=exc)
+            return _tool_failed(effect.tool, exc)
         return Outcome(output=value)
-
-    async def _send(self, request: ChatRequest, stream: bool) -> Answer:
-        kwargs = self._request_kwargs(request, stream)
-        first = self._endpoint_order()
-        tries = 0
-        started = time.monotonic()
-
-        async def once() -> Answer:
-            nonlocal tries
-            index = (first + tries) % len(self._clients)
-            tries += 1
-            client = self._clients[index]
-            if stream:
-                accumulator = StreamAccumulator()
-                try:
-                    async for chunk in await client.chat.completions.create(**kwargs):
-                        accumulator.add(chunk)
-                except httpx2.TransportError as exc:
-                    raise openai.APIConnectionError(request=exc.request) from exc
-                return _answer_from_stream(accumulator, time.monotonic() - started)
-            completion = await client.chat.completions.create(**kwargs)
-            return _answer_from_completion(completion, time.monotonic() - started)
-
-        try:
-            answer: Answer = await async_retrying(self._retry)(once)
-        except (openai.APIError, ValueError) as exc:
-            raise self._typed_error(exc, first, tries) from exc
-        self._log_attempt(request, answer)
-        return answer
-
-    async def _send_live(self, request: ChatRequest) -> AsyncIterator[_Live]:
-        """Stream one request: its events as chunks arrive, then its `Answer`."""
-        kwargs = self._request_kwargs(request, stream=True)
-        first = self._endpoint_order()
-        tries = 0
-        started = time.monotonic()
-        events = self._answer_events(request)
-
-        async def open_stream() -> Any:
-            nonlocal tries
-            client = self._clients[(first + tries) % len(self._clients)]
-            tries += 1
-            return await client.chat.completions.create(**kwargs)
-
-        try:
-            # Retried until the stream opens; once chunks are shown, a break is raised.
-            async with await async_retrying(self._retry)(open_stream) as chunks:
-                async for chunk in chunks:
-                    for event in events.add(chunk):
-                        yield event
-        except httpx2.TransportError as exc:
-            raise self._typed_error(_broken_stream(exc), first, tries) from exc
-        except (openai.APIError, ValueError) as exc:
-            raise self._typed_error(exc, first, tries) from exc
-        for event in events.close():
-            yield event
-        answer = _answer_from_stream(events.accumulator, time.monotonic() - started)
-        self._log_attempt(request, answer)
-        yield answer

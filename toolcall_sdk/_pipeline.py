@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel
 
 from toolcall_sdk._errors import ToolCallFailed
 from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
 from toolcall_sdk._feedback import feedback_text, no_tool_call_text
-from toolcall_sdk._hybrid_router import HybridRouter
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
@@ -28,15 +27,17 @@ from toolcall_sdk._results import (
     ToolCallResult,
     Usage,
 )
-from toolcall_sdk._routing import LLMRouter, RouteDecision, coerce_decision
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
+from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
+from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
 
 __all__ = [
     "TOOL_CHOICES",
     "Answer",
     "ChatRequest",
     "Config",
+    "Effect",
     "Execute",
     "Notify",
     "Outcome",
@@ -44,9 +45,6 @@ __all__ = [
     "flow",
 ]
 
-STAGE_ROUTE = "route"
-STAGE_CALL = "call"
-STAGE_ANSWER = "answer"
 # Stage-2 `tool_choice` values: "required" forces a call (named when one tool is left);
 # "auto" is for servers without `required` and lets a text answer come back as such.
 TOOL_CHOICES = ("required", "auto")
@@ -74,7 +72,7 @@ class Config:
 class ChatRequest:
     """Effect: send one chat-completions request and return an `Answer`."""
 
-    stage: str
+    stage: str  # one of toolcall_sdk._wire's STAGE_* values
     params: dict[str, Any]
     attempt: int = 0  # the stage-2 attempt number; 0 for the route and answer stages
 
@@ -220,32 +218,29 @@ def flow(
 def _route(
     config: Config, state: _Run, tools: list[Tool[..., Any]]
 ) -> Generator[Effect, Any, RouteDecision]:
+    """Drive the router's flow: its model questions go to this client's server."""
     if not tools:
         return RouteDecision(call=False, score=0.0, router="none", reason="no tools offered")
-    router = config.router
-    if isinstance(router, LLMRouter):
-        return (yield from _ask_llm(config, state, router, tools))
-    if isinstance(router, HybridRouter):
-        # The embedding half runs like any router object (in a thread under asyncio);
-        # the LLM half is a routing request to the client's own server.
-        raw = yield RouteQuery(router.embedding, list(state.history), tools)
-        first = coerce_decision(raw, router.embedding)
-        if not router.uncertain(first):
-            return router.settle(first)
-        second = yield from _ask_llm(config, state, router.llm, tools)
-        return router.combine(first, second)
-    raw = yield RouteQuery(router, list(state.history), tools)
-    return coerce_decision(raw, router)
-
-
-def _ask_llm(
-    config: Config, state: _Run, router: LLMRouter, tools: list[Tool[..., Any]]
-) -> Generator[Effect, Any, RouteDecision]:
-    params = router.request_params(state.history, tools)
-    params["model"] = config.model
-    answer: Answer = yield ChatRequest(STAGE_ROUTE, params)
-    state.usage += answer.usage
-    return router.interpret(answer.message)
+    history = list(state.history)
+    steps = route_flow(config.router, history, tools)
+    try:
+        effect = next(steps)
+        while True:
+            reply: Any
+            match effect:
+                case AskModel(params=params):
+                    answer: Answer = yield ChatRequest(
+                        STAGE_ROUTE, {**params, "model": config.model}
+                    )
+                    state.usage += answer.usage
+                    reply = answer.message
+                case Consult(router=router):
+                    reply = yield RouteQuery(router, history, tools)
+                case _:
+                    assert_never(effect)
+            effect = steps.send(reply)
+    except StopIteration as done:
+        return coerce_decision(done.value, config.router)
 
 
 def _plain_answer(

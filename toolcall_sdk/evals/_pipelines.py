@@ -28,9 +28,9 @@ from toolcall_sdk._client import AsyncToolCallClient
 from toolcall_sdk._errors import ToolCallError, ToolCallFailed, TransportError
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import Attempt, ToolCallResult
-from toolcall_sdk._routing import RouterSpec
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
+from toolcall_sdk.routing import RouterSpec
 
 __all__ = [
     "LADDER",

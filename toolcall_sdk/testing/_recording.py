@@ -8,7 +8,8 @@ from typing import Any
 
 __all__ = ["STAGE_HEADER", "RecordedRequest"]
 
-STAGE_HEADER = "x-toolcall-stage"
+from toolcall_sdk._wire import STAGE_HEADER
+
 """Request header naming the client's pipeline stage: `route`, `call` or `answer`."""
 
 

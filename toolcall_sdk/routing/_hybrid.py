@@ -12,9 +12,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolcall_sdk._embedding_router import EmbeddingRouter
-from toolcall_sdk._routing import LLMRouter, RouteDecision
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.routing._decision import RouteDecision, coerce_decision
+from toolcall_sdk.routing._flow import Consult, RouteFlow, drive, drive_async
+from toolcall_sdk.routing._llm import LLMRouter
+from toolcall_sdk.routing.embedding import EmbeddingRouter
 
 __all__ = ["HybridRouter"]
 
@@ -96,16 +98,19 @@ class HybridRouter:
             reason=f"uncertain embedding p(call)={first.score:.2f}; {second.reason}",
         )
 
-    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteDecision:
-        """Decide with the embedding router, asking the LLM router when uncertain."""
-        first = self.embedding.decide(messages, tools)
+    def route_flow(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteFlow:
+        """The embedding router first; the LLM router's flow only when it is uncertain."""
+        first = coerce_decision((yield Consult(self.embedding)), self.embedding)
         if not tools or not self.uncertain(first):
             return self.settle(first)
-        return self.combine(first, self.llm.decide(messages, tools))
+        second = coerce_decision((yield from self.llm.route_flow(messages, tools)), self.llm)
+        return self.combine(first, second)
+
+    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteDecision:
+        """Decide with the embedding router, asking the LLM router when uncertain."""
+        return coerce_decision(drive(self.route_flow(messages, tools), messages, tools), self)
 
     async def adecide(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteDecision:
         """The async twin of `decide`."""
-        first = await self.embedding.adecide(messages, tools)
-        if not tools or not self.uncertain(first):
-            return self.settle(first)
-        return self.combine(first, await self.llm.adecide(messages, tools))
+        flow = self.route_flow(messages, tools)
+        return coerce_decision(await drive_async(flow, messages, tools), self)

@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from toolcall_sdk._errors import RouterError
 from toolcall_sdk._extras import require
-from toolcall_sdk._router_text import read_conversation
-from toolcall_sdk._routing import RouteDecision
-from toolcall_sdk._tool_specs import ToolSpec, tool_specs
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.routing._decision import RouteDecision
+from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
+from toolcall_sdk.routing.embedding._text import read_conversation
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from toolcall_sdk._router_calibration import Calibration
-    from toolcall_sdk._router_features import ToolVocabulary
+    from toolcall_sdk.routing.embedding._calibration import Calibration
+    from toolcall_sdk.routing.embedding._features import ToolVocabulary
 
 __all__ = ["DEFAULT_CALIBRATION", "ROUTER_INSTALL", "EmbeddingRouter", "MiniLM", "RoutingCase"]
 
@@ -176,7 +176,7 @@ class EmbeddingRouter:
     def calibration(self) -> Calibration:
         """The fitted state in use (the bundled one unless given or fitted)."""
         if self._calibration is None:
-            from toolcall_sdk._router_calibration import Calibration
+            from toolcall_sdk.routing.embedding._calibration import Calibration
 
             source = self._calibration_source
             if isinstance(source, Calibration):
@@ -201,7 +201,7 @@ class EmbeddingRouter:
 
     def save(self, path: str | Path) -> None:
         """Write the calibration (and the threshold in use) as a small JSON file."""
-        from toolcall_sdk._router_calibration import Calibration
+        from toolcall_sdk.routing.embedding._calibration import Calibration
 
         current = self.calibration
         Calibration(
@@ -217,7 +217,7 @@ class EmbeddingRouter:
     @classmethod
     def load(cls, path: str | Path, **options: Any) -> EmbeddingRouter:
         """A router with the calibration saved at `path` (options as for the constructor)."""
-        from toolcall_sdk._router_calibration import Calibration
+        from toolcall_sdk.routing.embedding._calibration import Calibration
 
         return cls(Calibration.load(path), **options)
 
@@ -271,7 +271,7 @@ class EmbeddingRouter:
         tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
     ) -> dict[str, float]:
         """The named feature values behind a decision (for inspection and debugging)."""
-        from toolcall_sdk._router_features import FEATURE_NAMES
+        from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
 
         specs = tool_specs(tools)
         if not specs:
@@ -304,8 +304,8 @@ class EmbeddingRouter:
         """
         import numpy as np
 
-        from toolcall_sdk._router_calibration import fit_calibration
-        from toolcall_sdk._router_features import FEATURE_NAMES
+        from toolcall_sdk.routing.embedding._calibration import fit_calibration
+        from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
 
         rows = self.feature_rows(cases)
         if not rows:
@@ -362,7 +362,7 @@ class EmbeddingRouter:
         With `complete=False` only the query is embedded; the context and sentence features
         then repeat the query's values, so only a calibration without them may use this.
         """
-        from toolcall_sdk._router_features import features
+        from toolcall_sdk.routing.embedding._features import features
 
         conversation = read_conversation(messages)
         tool_matrix, vocabularies = self._toolbox(specs)
@@ -376,7 +376,7 @@ class EmbeddingRouter:
         )
 
     def _toolbox(self, specs: Sequence[ToolSpec]) -> tuple[Any, list[ToolVocabulary]]:
-        from toolcall_sdk._router_features import ToolVocabulary
+        from toolcall_sdk.routing.embedding._features import ToolVocabulary
 
         key = tuple(f"{spec.text}\x00{sorted(spec.properties)}" for spec in specs)
         with self._lock:
@@ -396,7 +396,7 @@ class EmbeddingRouter:
 
     def _chitchat_vectors(self) -> Any:
         if self._chitchat is None:
-            from toolcall_sdk._router_features import CHITCHAT
+            from toolcall_sdk.routing.embedding._features import CHITCHAT
 
             self._chitchat = self._vectors(list(CHITCHAT), remember=True)
         return self._chitchat
@@ -436,7 +436,7 @@ class EmbeddingRouter:
         )
 
     def _select(self, values: Sequence[float]) -> list[float]:
-        from toolcall_sdk._router_features import FEATURE_NAMES
+        from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
 
         names = self.calibration.feature_names
         if names == FEATURE_NAMES:
@@ -450,7 +450,7 @@ class EmbeddingRouter:
 
     @staticmethod
     def _check_features(calibration: Calibration) -> None:
-        from toolcall_sdk._router_features import FEATURE_NAMES
+        from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
 
         unknown = sorted(set(calibration.feature_names) - set(FEATURE_NAMES))
         if unknown:

@@ -1,88 +1,20 @@
-"""Stage 1: deciding whether a tool is needed, and which few.
-
-A router is anything with `decide(messages, tools) -> RouteDecision | bool` (and, for the
-async client, optionally `async adecide(...)`), or a plain callable of the same shape.
-The client resolves `router="always" | "never" | "llm" | object | callable` here.
-"""
+"""`LLMRouter`: the served model answers "is a tool needed, and which" in a tiny request."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
 
 from toolcall_sdk._errors import RouterError
-from toolcall_sdk._tool_specs import tool_specs
 from toolcall_sdk._tools import Tool
+from toolcall_sdk._wire import STAGE_HEADER, STAGE_ROUTE
+from toolcall_sdk.routing._decision import RouteDecision, coerce_decision
+from toolcall_sdk.routing._flow import AskModel, RouteEffect, drive, drive_async
+from toolcall_sdk.routing._tool_specs import tool_specs
 
-__all__ = [
-    "AlwaysRouter",
-    "LLMRouter",
-    "NeverRouter",
-    "RouteDecision",
-    "Router",
-    "coerce_decision",
-    "resolve_router",
-]
-
-
-@dataclass(slots=True)
-class RouteDecision:
-    """A stage-1 decision.
-
-    Attributes:
-        call: Whether a tool call is needed.
-        tools: Ranked shortlist of tool names for stage 2; empty means "all tools".
-        score: Confidence that a call is needed, from 0 to 1.
-        router: Which router decided.
-        reason: Why, in a few words.
-    """
-
-    call: bool
-    tools: list[str] = field(default_factory=list)
-    score: float = 1.0
-    router: str = ""
-    reason: str = ""
-
-
-@runtime_checkable
-class Router(Protocol):
-    """What the client needs of a router object."""
-
-    def decide(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
-    ) -> RouteDecision | bool:
-        """Decide whether answering `messages` needs one of `tools`."""
-        ...
-
-
-class AlwaysRouter:
-    """Always call a tool (stage 2 runs for every request)."""
-
-    name = "always"
-
-    def decide(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
-    ) -> RouteDecision:
-        """Decide "call" whenever there is a tool."""
-        return RouteDecision(call=bool(tools), router=self.name, reason="router='always'")
-
-
-class NeverRouter:
-    """Never call a tool: every request gets a plain answer with `tool_choice="none"`."""
-
-    name = "never"
-
-    def decide(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
-    ) -> RouteDecision:
-        """Decide "no call"."""
-        return RouteDecision(call=False, score=0.0, router=self.name, reason="router='never'")
-
+__all__ = ["LLMRouter"]
 
 # The router's question is asked in a fresh two-message conversation (system + user) so
 # it renders under every chat template, including those that demand strict alternation.
@@ -113,9 +45,6 @@ _ROUTE_SCHEMA: dict[str, Any] = {
 # Only the recent turns matter for "is a tool needed now"; older ones cost tokens.
 _TRANSCRIPT_MESSAGES = 6
 _TRANSCRIPT_CHARS = 2000
-# The header every request carries with its pipeline stage (route|call|answer), for logs,
-# proxies and toolcall_sdk.testing; the client uses it too.
-STAGE_HEADER = "x-toolcall-stage"
 # `{"need_tool": true, "tools": ["a", "b", "c"]}` with names of up to ~20 tokens each.
 _SHORTLIST_TOKENS_PER_TOOL = 24
 _BASE_TOKENS = 16
@@ -233,6 +162,41 @@ class LLMRouter:
             reason=f"model: tool needed ({', '.join(shortlist) or 'unnamed'})",
         )
 
+    def route_flow(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
+    ) -> Generator[RouteEffect, Any, RouteDecision]:
+        """One routing request (`AskModel`), then its reading."""
+        if not tools:
+            return RouteDecision(call=False, score=0.0, router=self.name, reason="no tools")
+        message = yield AskModel(self.request_params(messages, tools), asker=self)
+        return self.interpret(message)
+
+    def ask(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a routing request through `client` (standalone use); count what it cost.
+
+        Raises:
+            RouterError: No `client`/`model` was given.
+        """
+        if self.client is None or self.model is None:
+            raise RouterError(
+                "LLMRouter.decide() on its own needs client= and model=; inside "
+                "ToolCallClient the client's own server answers the routing request"
+            )
+        started = time.perf_counter()
+        completion = self.client.chat.completions.create(
+            model=self.model, extra_headers={STAGE_HEADER: STAGE_ROUTE}, **params
+        )
+        self.latency_s += time.perf_counter() - started
+        self.requests += 1
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            self.prompt_tokens += int(usage.prompt_tokens or 0)
+            self.completion_tokens += int(usage.completion_tokens or 0)
+        message: dict[str, Any] = completion.choices[0].message.model_dump(exclude_none=True)
+        return message
+
     def decide(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -243,34 +207,16 @@ class LLMRouter:
         Raises:
             RouterError: No `client`/`model` was given.
         """
-        if not tools:
-            return RouteDecision(call=False, score=0.0, router=self.name, reason="no tools")
-        if self.client is None or self.model is None:
-            raise RouterError(
-                "LLMRouter.decide() on its own needs client= and model=; inside "
-                "ToolCallClient the client's own server answers the routing request"
-            )
-        params = self.request_params(messages, tools)
-        started = time.perf_counter()
-        completion = self.client.chat.completions.create(
-            model=self.model, extra_headers={STAGE_HEADER: "route"}, **params
-        )
-        self.latency_s += time.perf_counter() - started
-        self.requests += 1
-        usage = getattr(completion, "usage", None)
-        if usage is not None:
-            self.prompt_tokens += int(usage.prompt_tokens or 0)
-            self.completion_tokens += int(usage.completion_tokens or 0)
-        message = completion.choices[0].message.model_dump(exclude_none=True)
-        return self.interpret(message)
+        return coerce_decision(drive(self.route_flow(messages, tools), messages, tools), self)
 
     async def adecide(
         self,
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
     ) -> RouteDecision:
-        """`decide` in a worker thread (standalone use with a sync client)."""
-        return await asyncio.to_thread(self.decide, messages, tools)
+        """`decide` with the request in a worker thread (standalone use with a sync client)."""
+        flow = self.route_flow(messages, tools)
+        return coerce_decision(await drive_async(flow, messages, tools), self)
 
 
 def _shortlist_schema(names: Sequence[str], limit: int) -> dict[str, Any]:
@@ -287,56 +233,6 @@ def _shortlist_schema(names: Sequence[str], limit: int) -> dict[str, Any]:
         "required": ["need_tool", "tools"],
         "additionalProperties": False,
     }
-
-
-RouterSpec = str | Router | Callable[..., Any]
-
-
-class _CallableRouter:
-    """Wraps a plain `(messages, tools) -> bool | RouteDecision` callable (sync or async)."""
-
-    def __init__(self, function: Callable[..., Any]) -> None:
-        self.function = function
-        self.name = getattr(function, "__name__", "callable")
-        self.is_async = inspect.iscoroutinefunction(function)
-
-    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]) -> Any:
-        return self.function(messages, tools)
-
-
-def resolve_router(spec: RouterSpec) -> Any:
-    """Turn the client's `router=` argument into a router object."""
-    if isinstance(spec, str):
-        named: dict[str, Callable[[], Any]] = {
-            "llm": LLMRouter,
-            "always": AlwaysRouter,
-            "never": NeverRouter,
-        }
-        if spec not in named:
-            raise RouterError(
-                f"unknown router {spec!r}: use 'llm', 'always', 'never', a router object "
-                "or a callable (messages, tools) -> bool | RouteDecision"
-            )
-        return named[spec]()
-    if hasattr(spec, "decide") or hasattr(spec, "adecide"):
-        return spec
-    if callable(spec):
-        return _CallableRouter(spec)
-    raise RouterError(f"router={spec!r} is neither a name, a router object nor a callable")
-
-
-def coerce_decision(value: Any, router: Any) -> RouteDecision:
-    """Accept a bare bool or a `RouteDecision` from a router; anything else is an error."""
-    name = getattr(router, "name", type(router).__name__)
-    if isinstance(value, RouteDecision):
-        if not value.router:
-            value.router = name
-        return value
-    if isinstance(value, bool):
-        return RouteDecision(call=value, score=1.0 if value else 0.0, router=name)
-    raise RouterError(
-        f"router {name!r} returned {type(value).__name__}; expected bool or RouteDecision"
-    )
 
 
 def _first_line(text: str) -> str:

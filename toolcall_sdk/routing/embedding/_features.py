@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from toolcall_sdk._router_text import (
+from toolcall_sdk.routing._tool_specs import ToolSpec
+from toolcall_sdk.routing.embedding._text import (
     Conversation,
     content_words,
     entities,
@@ -26,7 +27,6 @@ from toolcall_sdk._router_text import (
     numbers,
     stem,
 )
-from toolcall_sdk._tool_specs import ToolSpec
 
 __all__ = ["CHITCHAT", "FEATURE_NAMES", "ToolVocabulary", "features", "rank_tools"]
 

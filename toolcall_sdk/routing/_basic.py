@@ -1,0 +1,74 @@
+"""The fixed routers and the resolution of the client's `router=` argument."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from toolcall_sdk._errors import RouterError
+from toolcall_sdk._tools import Tool
+from toolcall_sdk.routing._decision import RouteDecision, Router
+from toolcall_sdk.routing._llm import LLMRouter
+
+__all__ = ["AlwaysRouter", "NeverRouter", "RouterSpec", "resolve_router"]
+
+
+class AlwaysRouter:
+    """Always call a tool (stage 2 runs for every request)."""
+
+    name = "always"
+
+    def decide(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> RouteDecision:
+        """Decide "call" whenever there is a tool."""
+        return RouteDecision(call=bool(tools), router=self.name, reason="router='always'")
+
+
+class NeverRouter:
+    """Never call a tool: every request gets a plain answer with `tool_choice="none"`."""
+
+    name = "never"
+
+    def decide(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]
+    ) -> RouteDecision:
+        """Decide "no call"."""
+        return RouteDecision(call=False, score=0.0, router=self.name, reason="router='never'")
+
+
+RouterSpec = str | Router | Callable[..., Any]
+
+
+class _CallableRouter:
+    """Wraps a plain `(messages, tools) -> bool | RouteDecision` callable (sync or async)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+        self.name = getattr(function, "__name__", "callable")
+        self.is_async = inspect.iscoroutinefunction(function)
+
+    def decide(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Tool[..., Any]]) -> Any:
+        return self.function(messages, tools)
+
+
+def resolve_router(spec: RouterSpec) -> Any:
+    """Turn the client's `router=` argument into a router object."""
+    if isinstance(spec, str):
+        named: dict[str, Callable[[], Any]] = {
+            "llm": LLMRouter,
+            "always": AlwaysRouter,
+            "never": NeverRouter,
+        }
+        if spec not in named:
+            raise RouterError(
+                f"unknown router {spec!r}: use 'llm', 'always', 'never', a router object "
+                "or a callable (messages, tools) -> bool | RouteDecision"
+            )
+        return named[spec]()
+    if hasattr(spec, "decide") or hasattr(spec, "adecide"):
+        return spec
+    if callable(spec):
+        return _CallableRouter(spec)
+    raise RouterError(f"router={spec!r} is neither a name, a router object nor a callable")
