@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import date
 from typing import Annotated, Any
 
@@ -72,9 +73,95 @@ def sleeps() -> list[float]:
 ClientFactory = Callable[..., ToolCallClient]
 
 
+class AsyncTwin:
+    """`AsyncToolCallClient` behind `ToolCallClient`'s sync methods, on a loop of its own.
+
+    Lets one test body drive both twins: the same script, the same assertions.
+    """
+
+    def __init__(self, client: AsyncToolCallClient) -> None:
+        self._client = client
+        self._loop = asyncio.new_event_loop()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        return self._loop.run_until_complete(self._client.call(*args, **kwargs))
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        return self._loop.run_until_complete(self._client.run(*args, **kwargs))
+
+    def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        events = self._client.stream(*args, **kwargs)
+
+        async def next_event(iterator: AsyncIterator[Any]) -> tuple[bool, Any]:
+            try:
+                return True, await anext(iterator)
+            except StopAsyncIteration:
+                return False, None
+
+        while True:
+            more, event = self._loop.run_until_complete(next_event(events))
+            if not more:
+                return
+            yield event
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._client.close())
+        self._loop.close()
+
+
+@pytest.fixture(params=["sync", "async"])
+def twin(request: pytest.FixtureRequest) -> str:
+    """Which client a `make_client` test drives: every client scenario runs through both."""
+    return str(request.param)
+
+
 @pytest.fixture
-def make_client(sleeps: list[float]) -> ClientFactory:
-    """A sync client wired to a ScriptedModel in-process; backoffs recorded, never slept."""
+def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
+    """A client wired to a ScriptedModel in-process; backoffs recorded, never slept.
+
+    Parametrized over both twins: the async one is driven through `AsyncTwin`.
+    """
+    made: list[AsyncTwin] = []
+
+    async def no_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> Any:
+        options.setdefault("router", "always")
+        if twin == "sync":
+            options.setdefault("retry", RetryPolicy(sleep=sleeps.append, jitter=0.0))
+            return ToolCallClient(
+                base_url=model.base_url,
+                model="test-model",
+                tools=tools,
+                http_client=model.http_client(),
+                **options,
+            )
+        options.setdefault("retry", RetryPolicy(async_sleep=no_sleep, jitter=0.0))
+        client = AsyncTwin(
+            AsyncToolCallClient(
+                base_url=model.base_url,
+                model="test-model",
+                tools=tools,
+                http_client=model.async_http_client(),
+                **options,
+            )
+        )
+        made.append(client)
+        return client
+
+    yield factory
+    for client in made:
+        if not client._loop.is_closed():
+            client.close()
+
+
+@pytest.fixture
+def make_sync_client(sleeps: list[float]) -> ClientFactory:
+    """The sync client only: for what only it does (refusing an async router, threads)."""
 
     def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> ToolCallClient:
         options.setdefault("router", "always")

@@ -154,10 +154,12 @@ def test_unknown_router_name(get_weather: Any) -> None:
         )  # type: ignore[arg-type]
 
 
-def test_async_router_needs_the_async_client(make_client: ClientFactory, get_weather: Any) -> None:
+def test_async_router_needs_the_async_client(
+    make_sync_client: ClientFactory, get_weather: Any
+) -> None:
     async def router(messages: Any, tools: Any) -> bool:
         return True
 
-    client = make_client(ScriptedModel([]), [get_weather], router=router)
+    client = make_sync_client(ScriptedModel([]), [get_weather], router=router)
     with pytest.raises(RouterError, match="AsyncToolCallClient"):
         client.call("x")
