@@ -48,6 +48,9 @@ from toolcall_sdk.routing.embedding._router import (  # noqa: E402
 MODEL = load_minilm("cpu")
 LOAD_S = time.perf_counter() - _started
 
+from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category  # noqa: E402
+from toolcall_sdk.bfcl._routing_set import RoutingExample, routing_dev_set  # noqa: E402
+from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs  # noqa: E402
 from toolcall_sdk.routing.embedding._calibration import (  # noqa: E402
     Calibration,
     choose_threshold,
@@ -55,9 +58,6 @@ from toolcall_sdk.routing.embedding._calibration import (  # noqa: E402
 )
 from toolcall_sdk.routing.embedding._features import FEATURE_NAMES  # noqa: E402
 from toolcall_sdk.routing.embedding._text import read_conversation  # noqa: E402
-from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs  # noqa: E402
-from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category  # noqa: E402
-from toolcall_sdk.bfcl._routing_set import RoutingExample, routing_dev_set  # noqa: E402
 
 CACHE_DIR = Path.home() / ".cache" / "toolcall-sdk" / "router-bench"
 MIN_RECALL = 0.95  # the threshold keeps this share of non-live "call" cases (out of fold)
@@ -390,9 +390,9 @@ def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tup
     """
     import random
 
+    from toolcall_sdk.bfcl._routing_set import _CLOSERS, _PREAMBLES
     from toolcall_sdk.routing.embedding._features import ToolVocabulary, rank_tools
     from toolcall_sdk.routing.embedding._text import content_words
-    from toolcall_sdk.bfcl._routing_set import _CLOSERS, _PREAMBLES
 
     rng = random.Random(seed)
     bases = [c for category in NON_LIVE_CATEGORIES for c in load_category(category)]

@@ -61,15 +61,18 @@ class StreamAccumulator:
             if isinstance(reasoning, str):
                 self.reasoning.append(reasoning)
             for fragment in delta.tool_calls or []:
-                pending = self.calls.setdefault(fragment.index, _PendingCall())
-                if fragment.id:
-                    pending.id = fragment.id
-                function = fragment.function
-                if function is not None:
-                    if function.name:
-                        pending.name += function.name
-                    if function.arguments:
-                        pending.arguments.append(function.arguments)
+                self._add_fragment(fragment)
+
+    def _add_fragment(self, fragment: Any) -> None:
+        pending = self.calls.setdefault(fragment.index, _PendingCall())
+        if fragment.id:
+            pending.id = fragment.id
+        function = fragment.function
+        if function is not None:
+            if function.name:
+                pending.name += function.name
+            if function.arguments:
+                pending.arguments.append(function.arguments)
 
     def message(self) -> dict[str, Any]:
         """The assistant message, shaped like a non-streamed `message.model_dump()`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -108,7 +109,7 @@ def test_no_bfcl_type_survives_conversion_anywhere() -> None:
 
 
 def test_to_openai_tools_converts_types_recursively() -> None:
-    functions = [
+    functions: list[dict[str, Any]] = [
         {
             "name": "geo.route.plan",
             "description": "Plan a route.",

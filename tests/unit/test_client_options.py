@@ -55,7 +55,8 @@ def test_sync_client_runs_an_async_tool_inside_a_running_loop(
     result = asyncio.run(inside_a_loop())
     assert result.calls[0].output == "found Hue"
     assert result.calls[0].error is None
-    assert len(threads) == 1 and threads[0] != threading.current_thread().name
+    assert len(threads) == 1
+    assert threads[0] != threading.current_thread().name
 
     outside = make_sync_client(ScriptedModel([tool_call("lookup", {"city": "Vinh"})]), [lookup])
     assert outside.run("find Vinh").calls[0].output == "found Vinh"

@@ -6,6 +6,7 @@ environment without it.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from toolcall_sdk.demo._template import render_chat
 from toolcall_sdk.demo._toolbox import demo_tools, tool_definition
 from toolcall_sdk.demo._train import assistant_spans
 
-CALL = {
+CALL: dict[str, Any] = {
     "id": "call_1",
     "type": "function",
     "function": {"name": "get_weather", "arguments": '{"city": "Hà Nội", "unit": "celsius"}'},

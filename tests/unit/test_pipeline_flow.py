@@ -106,7 +106,8 @@ def test_forced_call_then_validation_feedback_then_valid_call() -> None:
     feedback = second["messages"][-1]
     assert feedback["role"] == "tool"
     assert feedback["tool_call_id"] == "call_1"
-    assert "city" in feedback["content"] and "Field required" in feedback["content"]
+    assert "city" in feedback["content"]
+    assert "Field required" in feedback["content"]
     notified = [type(e.event) for e in effects if isinstance(e, Notify)]
     assert notified == [AttemptFailed, ToolCallValidated]
     assert result.calls[0].arguments.city == "Oslo"  # type: ignore[attr-defined]
@@ -194,7 +195,8 @@ def test_a_composite_router_is_driven_through_its_flow_without_special_cases() -
     kinds = [(e.stage if isinstance(e, ChatRequest) else type(e).__name__) for e in effects]
     assert kinds == ["RouteQuery", "route", "call", "Notify"]
     assert result.called is True
-    assert result.route is not None and result.route.router == "llm"
+    assert result.route is not None
+    assert result.route.router == "llm"
 
 
 def test_a_composite_router_settles_locally_without_asking_the_model() -> None:
@@ -219,5 +221,6 @@ def test_standalone_decide_drives_the_same_flow_through_ask() -> None:
     )
     assert decision.call is True
     assert decision.tools == ["get_time"]
-    assert len(asked) == 1 and "model" not in asked[0]
+    assert len(asked) == 1
+    assert "model" not in asked[0]
     assert isinstance(AskModel(asked[0], asker=Asker()), AskModel)

@@ -296,7 +296,7 @@ def test_client_with_embedding_router_sends_only_the_shortlist(
     assert request.stage == "call"
     assert [t["function"]["name"] for t in request.tools or []] == ["get_weather"]
     assert request.tool_choice == {"type": "function", "function": {"name": "get_weather"}}
-    assert result.calls[0].arguments.city == "Oslo"
+    assert result.calls[0].arguments.city == "Oslo"  # type: ignore[attr-defined]
 
 
 def test_client_with_embedding_router_answers_small_talk_plainly(

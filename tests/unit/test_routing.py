@@ -151,7 +151,7 @@ def test_unknown_router_name(get_weather: Any) -> None:
     with pytest.raises(RouterError, match="'llm', 'always', 'never'"):
         ToolCallClient(
             base_url="http://127.0.0.1:9/v1", model="m", tools=[get_weather], router="smart"
-        )  # type: ignore[arg-type]
+        )
 
 
 def test_async_router_needs_the_async_client(
