@@ -19,7 +19,7 @@ from toolcall_sdk import (
 )
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 WEATHER_TOOL = {
     "type": "function",

@@ -10,7 +10,7 @@ import pytest
 from toolcall_sdk import RouteDecision, RouterError, Tool, ToolCallClient
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .conftest import ClientFactory, Ledger
+from ..conftest import ClientFactory, Ledger
 
 WEATHER = {"city": "Oslo", "unit": "celsius"}
 

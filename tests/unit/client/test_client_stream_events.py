@@ -36,7 +36,7 @@ from toolcall_sdk.testing import (
     tool_call,
 )
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 OSLO = {"city": "Oslo", "unit": "celsius"}
 HANOI = {"city": "Hanoi", "unit": "fahrenheit"}
@@ -415,7 +415,7 @@ async def test_async_stream_in_process(make_async_client: AsyncFactory, get_weat
 
 
 def test_the_example_shows_the_leaked_call_as_events() -> None:
-    path = Path(__file__).parents[2] / "examples" / "stream_events.py"
+    path = Path(__file__).parents[3] / "examples" / "stream_events.py"
     env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
     out = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env

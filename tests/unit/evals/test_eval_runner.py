@@ -23,7 +23,7 @@ from toolcall_sdk.evals import (
 )
 from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TOOL = {
     "type": "function",
     "function": {

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from toolcall_sdk import ModelRetry, ToolCallFailed, ToolExecutionError, tool
 from toolcall_sdk.testing import ScriptedModel, parallel, tool_call
 
-from .conftest import ClientFactory, Ledger
+from ..conftest import ClientFactory, Ledger
 
 
 def test_run_executes_once_and_records_output(

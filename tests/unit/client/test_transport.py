@@ -29,7 +29,7 @@ from toolcall_sdk.testing import (
     tool_call,
 )
 
-from .conftest import ClientFactory, Ledger
+from ..conftest import ClientFactory, Ledger
 
 WEATHER = {"city": "Oslo", "unit": "celsius"}
 

@@ -10,7 +10,7 @@ import pytest
 from toolcall_sdk import AsyncToolCallClient, ModelRetry, ToolCallClient, ToolCallFailed, tool
 from toolcall_sdk.testing import ScriptedModel, http_error, parallel, text, tool_call
 
-from .conftest import Ledger
+from ..conftest import Ledger
 
 GOOD = {"customer_id": "CUS-123456", "amount_vnd": 150000, "due_date": "2026-07-01"}
 

@@ -11,7 +11,7 @@ import pytest
 from toolcall_sdk import AsyncToolCallClient, ToolCallClient, ToolCallFailed
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 OSLO = {"city": "Oslo", "unit": "celsius"}
 LEAKED = f'<tool_call>{{"name": "get_weather", "arguments": {json.dumps(OSLO)}}}</tool_call>'

@@ -251,7 +251,7 @@ def test_raw_pipelines_send_plain_auto_and_strict_required() -> None:
 
     from toolcall_sdk.evals import resolve_tools
 
-    toolbox = Path(__file__).resolve().parents[2] / "evals" / "invoices_tools.py"
+    toolbox = Path(__file__).resolve().parents[3] / "evals" / "invoices_tools.py"
     case = invoice_case(tools=[f"{toolbox}:CORE_TOOLS"])
     assert [t.name for t in case.tools] == ["create_invoice", "get_order_status"]
     assert case.tools == resolve_tools(f"{toolbox}:CORE_TOOLS")  # imported once

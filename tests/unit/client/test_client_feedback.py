@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel
 from toolcall_sdk import ToolCallFailed, ToolCallResult, tool
 from toolcall_sdk.testing import ScriptedModel, parallel, text, tool_call
 
-from .conftest import TODAY, ClientFactory, Ledger, not_in_past
+from ..conftest import TODAY, ClientFactory, Ledger, not_in_past
 
 GOOD = {"customer_id": "CUS-123456", "amount_vnd": 150000, "due_date": "2026-07-01"}
 

@@ -12,7 +12,7 @@ from toolcall_sdk import AsyncToolCallClient, ToolCallClient, tool
 from toolcall_sdk._options import DEFAULTS, ClientOptions
 from toolcall_sdk.testing import ScriptedModel, tool_call
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 
 @pytest.mark.parametrize("cls", [ToolCallClient, AsyncToolCallClient])

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from toolcall_sdk.cli import app
 from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def answer(request: RecordedRequest) -> Reply:

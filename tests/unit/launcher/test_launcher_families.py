@@ -328,7 +328,7 @@ def test_r1_distills_are_not_taken_for_deepseek_r1() -> None:
 
 
 def test_docs_table_matches_the_registry() -> None:
-    docs = (Path(__file__).parents[2] / "docs" / "launch.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).parents[3] / "docs" / "launch.md").read_text(encoding="utf-8")
     rows = {
         line.split("|")[1].strip(): line for line in docs.splitlines() if line.startswith("| `")
     }

@@ -11,7 +11,7 @@ from openai import OpenAI
 from toolcall_sdk import LLMRouter, RouterError
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 WEATHER = {"city": "Oslo"}
 
