@@ -125,3 +125,28 @@ def test_eval_without_cases_says_what_to_give() -> None:
     result = CliRunner().invoke(app, ["eval", "--model", "m"])
     assert result.exit_code == 2
     assert "give a case file" in result.output
+
+
+def test_public_homes_hold_the_same_objects_as_the_package() -> None:
+    import toolcall_sdk.errors
+    import toolcall_sdk.events
+    import toolcall_sdk.parsing
+    import toolcall_sdk.routing
+    import toolcall_sdk.testing
+
+    homes = {
+        "errors": toolcall_sdk.errors,
+        "events": toolcall_sdk.events,
+        "routing": toolcall_sdk.routing,
+    }
+    for home in homes.values():
+        for name in home.__all__:
+            if name in EXPORTED:
+                assert getattr(home, name) is getattr(toolcall_sdk, name), name
+    assert "ToolCallFailed" in toolcall_sdk.errors.__all__
+    assert "StreamCompleted" in toolcall_sdk.events.__all__
+    assert {"LLMRouter", "HybridRouter", "EmbeddingRouter", "RouteDecision"} <= set(
+        toolcall_sdk.routing.__all__
+    )
+    assert "StreamParser" in toolcall_sdk.parsing.__all__
+    assert "ScriptedModel" in toolcall_sdk.testing.__all__
