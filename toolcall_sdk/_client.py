@@ -20,7 +20,6 @@ import concurrent.futures
 import inspect
 import itertools
 import logging
-import os
 import time
 from collections.abc import (
     AsyncIterator,
@@ -36,6 +35,8 @@ import httpx2
 import openai
 
 from toolcall_sdk._errors import (
+    ClientClosedError,
+    InvalidArgumentError,
     MalformedResponseError,
     ModelRetry,
     RouterError,
@@ -45,9 +46,8 @@ from toolcall_sdk._errors import (
 from toolcall_sdk._events import StreamCompleted, ToolCallEvent
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
-from toolcall_sdk._options import DEFAULTS, ClientOptions, check_option_names
+from toolcall_sdk._options import ClientOptions, api_key_for, base_urls_from, resolve_options
 from toolcall_sdk._pipeline import (
-    TOOL_CHOICES,
     Answer,
     ChatRequest,
     Config,
@@ -70,10 +70,6 @@ __all__ = ["AsyncToolCallClient", "ToolCallClient"]
 
 logger = logging.getLogger("toolcall_sdk")
 
-DEFAULT_BASE_URL = "http://localhost:8000/v1"
-# vLLM accepts any key unless started with --api-key; the openai client insists on one.
-_PLACEHOLDER_KEY = "EMPTY"
-
 # What the sender hands the effect loop: live events, and last the answer.
 _Live = ToolCallEvent | Answer
 Steps = Generator[Effect, Any, ToolCallResult]
@@ -85,20 +81,11 @@ class _ClientCore:
     def __init__(
         self, base_url: str | Sequence[str] | None, model: str, options: ClientOptions
     ) -> None:
-        check_option_names(type(self).__name__, options)
-        o: ClientOptions = {**DEFAULTS, **options}
-        max_retries, tool_choice, recover = o["max_retries"], o["tool_choice"], o["recover"]
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        if tool_choice not in TOOL_CHOICES:
-            raise ValueError(
-                f"tool_choice must be one of {', '.join(map(repr, TOOL_CHOICES))} "
-                f"(got {tool_choice!r}); use 'auto' for servers without 'required' support"
+        o = resolve_options(type(self).__name__, options)
+        if not model or not isinstance(model, str):
+            raise InvalidArgumentError(
+                "model is required: the name the server serves the model under"
             )
-        if not isinstance(recover, bool):
-            raise ValueError(f"recover must be True or False (got {recover!r})")
-        if not model:
-            raise ValueError("model is required: the name the server serves the model under")
         by_name: dict[str, Tool[..., Any]] = {}
         for item in (as_tool(entry) for entry in o["tools"]):
             if item.name in by_name:
@@ -115,24 +102,21 @@ class _ClientCore:
             tools=by_name,
             schemas=schemas,
             router=resolve_router(o["router"]),
-            max_retries=max_retries,
+            max_retries=o["max_retries"],
             temperature=o["temperature"],
             max_tokens=o["max_tokens"],
             parallel_tool_calls=o["parallel_tool_calls"],
             extra_body=o["extra_body"],
             validation_context=o["validation_context"],
-            recover=recover,
-            tool_choice=tool_choice,
+            recover=o["recover"],
+            tool_choice=o["tool_choice"],
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
         self._content_format = format_for(model) or "auto"
-        if base_url is None:
-            base_url = os.environ.get("TOOLCALL_BASE_URL") or DEFAULT_BASE_URL
-        self._base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
-        if not self._base_urls:
-            raise ValueError("base_url must name at least one server")
-        self._api_key = o["api_key"] or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY
+        self._base_urls = base_urls_from(base_url)
+        self._api_key = api_key_for(o["api_key"], self._base_urls)
+        self._closed = False
         self._timeout = o["timeout"]
         self._retry = o["retry"] or RetryPolicy()
         self._on_escalate = o["on_escalate"]
@@ -160,6 +144,11 @@ class _ClientCore:
         return list(self._base_urls)
 
     def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
+        if self._closed:
+            raise ClientClosedError(
+                f"this {type(self).__name__} was closed; create a new client (or keep using "
+                "this one inside its `with` block)"
+            )
         history = normalize_history(to_messages(messages), model=self._config.model)
         return flow(self._config, history, execute=execute, context=context)
 
@@ -441,7 +430,8 @@ class ToolCallClient(_ClientCore):
         return self._events(steps, stream=True, live=True)
 
     def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections; the client cannot be used afterwards."""
+        self._closed = True
         for client in self._clients:
             client.close()
 
@@ -602,7 +592,8 @@ class AsyncToolCallClient(_ClientCore):
         return self._events(steps, stream=True, live=True)
 
     async def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections; the client cannot be used afterwards."""
+        self._closed = True
         for client in self._clients:
             await client.close()
 

@@ -3,6 +3,8 @@
 The tree::
 
     ToolCallError                      root: catches everything the SDK raises
+    ├── InvalidArgumentError           an argument given to the SDK has the wrong type or value
+    ├── ClientClosedError              the client was used after close()
     ├── ToolDefinitionError            a function or model cannot become a tool
     │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
@@ -18,6 +20,7 @@ The tree::
             └── RequestRejectedError   4xx other than 429: never retried, the request must change
                 ├── AuthenticationError        401/403: wrong or missing api_key
                 ├── ModelNotFoundError         404: the model name is not served
+                ├── EndpointNotFoundError      404: no chat endpoint at base_url (no /v1?)
                 └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
 
 `ModelRetry` is not an error: a tool raises it to send a message back to the model.
@@ -33,7 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AuthenticationError",
+    "ClientClosedError",
     "ContextLengthExceededError",
+    "EndpointNotFoundError",
+    "InvalidArgumentError",
     "MalformedResponseError",
     "ModelNotFoundError",
     "ModelRetry",
@@ -55,6 +61,18 @@ __all__ = [
 
 class ToolCallError(Exception):
     """Root of every error raised by toolcall-sdk."""
+
+
+class InvalidArgumentError(ToolCallError, TypeError, ValueError):
+    """An argument given to the SDK has the wrong type or value; the message says what to pass.
+
+    Also a `TypeError` and a `ValueError`, so code written against the builtin errors keeps
+    catching it.
+    """
+
+
+class ClientClosedError(ToolCallError, RuntimeError):
+    """The client was used after `close()` (or after its `with` block ended)."""
 
 
 class ToolDefinitionError(ToolCallError, TypeError):
@@ -178,6 +196,10 @@ class AuthenticationError(RequestRejectedError):
 
 class ModelNotFoundError(RequestRejectedError):
     """HTTP 404: the server does not serve this model name."""
+
+
+class EndpointNotFoundError(RequestRejectedError):
+    """HTTP 404 for the endpoint itself: `base_url` does not point at the `/v1` API."""
 
 
 class ContextLengthExceededError(RequestRejectedError):

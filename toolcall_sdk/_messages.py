@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from toolcall_sdk._errors import InvalidArgumentError
 
 __all__ = ["MessagesInput", "assistant_history_entry", "to_messages", "tool_output_content"]
 
@@ -19,11 +21,20 @@ def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:
     A string becomes one user message. OpenAI message objects (Pydantic models) are dumped.
 
     Raises:
-        TypeError: Something that is not a message.
-        ValueError: An empty conversation.
+        InvalidArgumentError: Something that is not a conversation (also a `TypeError` and a
+            `ValueError`), or an empty one.
     """
     if isinstance(messages, str):
         return [{"role": "user", "content": messages}]
+    if isinstance(messages, (Mapping, BaseModel)):
+        raise InvalidArgumentError(
+            "messages is one message, not a list: pass [message] (or a string for a single "
+            "user message)"
+        )
+    if isinstance(messages, bytes) or not isinstance(messages, Iterable):
+        raise InvalidArgumentError(
+            f"messages must be a string or a list of chat messages (got {type(messages).__name__})"
+        )
     out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if isinstance(message, BaseModel):
@@ -31,15 +42,15 @@ def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:
         elif isinstance(message, Mapping):
             item = dict(message)
         else:
-            raise TypeError(
+            raise InvalidArgumentError(
                 f"messages[{index}] is a {type(message).__name__}; expected a dict like "
                 '{"role": "user", "content": "..."}'
             )
         if "role" not in item:
-            raise ValueError(f"messages[{index}] has no 'role'")
+            raise InvalidArgumentError(f"messages[{index}] has no 'role'")
         out.append(item)
     if not out:
-        raise ValueError("messages is empty: pass a string or at least one message")
+        raise InvalidArgumentError("messages is empty: pass a string or at least one message")
     return out
 
 

@@ -27,6 +27,7 @@ from tenacity import (
 from toolcall_sdk._errors import (
     AuthenticationError,
     ContextLengthExceededError,
+    EndpointNotFoundError,
     ModelNotFoundError,
     RateLimitedError,
     RequestRejectedError,
@@ -184,6 +185,14 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
             status_code=status,
             server_message=message,
         )
+    if status == 404 and _missing_endpoint(exc.body, message, base_url):
+        return EndpointNotFoundError(
+            f"nothing answers at {base_url.rstrip('/')}/chat/completions (HTTP 404: {message}). "
+            f"base_url must be the server's OpenAI API root, which ends in /v1 for vLLM: "
+            f"{_with_v1(base_url)}",
+            status_code=status,
+            server_message=message,
+        )
     if status == 404:
         return ModelNotFoundError(
             f"the server at {base_url} does not serve model {model!r} (HTTP 404: {message}). "
@@ -206,6 +215,21 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
         status_code=status,
         server_message=message,
     )
+
+
+def _missing_endpoint(body: object, message: str, base_url: str) -> bool:
+    # vLLM's "model does not exist" 404 names the model; a missing route is FastAPI's bare
+    # {"detail": "Not Found"}. A base_url without /v1 is the usual cause of the second.
+    if "model" in message.lower():
+        return False
+    if isinstance(body, dict) and str(body.get("detail", "")).lower() == "not found":
+        return True
+    return not error_body_message(body) or not base_url.rstrip("/").endswith("/v1")
+
+
+def _with_v1(base_url: str) -> str:
+    root = base_url.rstrip("/")
+    return root if root.endswith("/v1") else f"{root}/v1"
 
 
 def _hint(message: str) -> str:

@@ -109,7 +109,6 @@ class AsyncTwin:
 
     def close(self) -> None:
         self._loop.run_until_complete(self._client.close())
-        self._loop.close()
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -155,8 +154,8 @@ def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
 
     yield factory
     for client in made:
-        if not client._loop.is_closed():
-            client.close()
+        client.close()
+        client._loop.close()
 
 
 @pytest.fixture
