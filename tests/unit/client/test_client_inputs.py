@@ -86,9 +86,9 @@ def test_a_url_without_scheme_names_the_fix_at_construction(
 def test_messages_of_the_wrong_shape_are_named(make_client: ClientFactory) -> None:
     client = make_client(ScriptedModel([]), [])
     with pytest.raises(InvalidArgumentError, match="must be a string or a list of chat messages"):
-        client.call(None)
+        client.call(None)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match=r"one message, not a list: pass \[message\]"):
-        client.call({"role": "user", "content": "hi"})
+        client.call({"role": "user", "content": "hi"})  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="messages is empty"):
         client.call([])
     with pytest.raises(InvalidArgumentError, match=r"messages\[0\] has no 'role'"):
