@@ -42,6 +42,7 @@ from toolcall_sdk._errors import (
     RouterError,
     ToolCallFailed,
     ToolDefinitionError,
+    TransportError,
 )
 from toolcall_sdk._events import StreamCompleted, ToolCallEvent
 from toolcall_sdk._history import normalize_history
@@ -449,11 +450,15 @@ class ToolCallClient(_ClientCore):
                 value: Any = None
                 match effect:
                     case ChatRequest():
-                        for item in self._exchange(effect, stream=stream, live=live):
-                            if isinstance(item, Answer):
-                                value = item
-                            else:
-                                yield item
+                        try:
+                            for item in self._exchange(effect, stream=stream, live=live):
+                                if isinstance(item, Answer):
+                                    value = item
+                                else:
+                                    yield item
+                        except TransportError as exc:
+                            effect = steps.throw(exc)  # the flow adds what had run
+                            continue
                     case Notify(event=event):
                         if live:
                             yield event
@@ -467,11 +472,14 @@ class ToolCallClient(_ClientCore):
         except StopIteration as done:
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
-            if self._on_escalate is None:
-                raise
-            fallback = self._on_escalate(failed)
-            result = _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
+            result = self._escalate(failed)
         yield StreamCompleted(result)
+
+    def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
+        if self._on_escalate is None:
+            raise failed
+        fallback = self._on_escalate(failed)
+        return _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
 
     def _exchange(self, request: ChatRequest, *, stream: bool, live: bool) -> Iterator[_Live]:
         """Send one request (failover, transport retries); yield live events, then the answer.
@@ -617,11 +625,15 @@ class AsyncToolCallClient(_ClientCore):
                 value: Any = None
                 match effect:
                     case ChatRequest():
-                        async for item in self._exchange(effect, stream=stream, live=live):
-                            if isinstance(item, Answer):
-                                value = item
-                            else:
-                                yield item
+                        try:
+                            async for item in self._exchange(effect, stream=stream, live=live):
+                                if isinstance(item, Answer):
+                                    value = item
+                                else:
+                                    yield item
+                        except TransportError as exc:
+                            effect = steps.throw(exc)  # the flow adds what had run
+                            continue
                     case Notify(event=event):
                         if live:
                             yield event
@@ -635,11 +647,14 @@ class AsyncToolCallClient(_ClientCore):
         except StopIteration as done:
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
-            if self._on_escalate is None:
-                raise
-            fallback = self._on_escalate(failed)
-            result = await fallback if inspect.isawaitable(fallback) else fallback
+            result = await self._escalate(failed)
         yield StreamCompleted(result)
+
+    async def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
+        if self._on_escalate is None:
+            raise failed
+        fallback = self._on_escalate(failed)
+        return await fallback if inspect.isawaitable(fallback) else fallback
 
     async def _exchange(
         self, request: ChatRequest, *, stream: bool, live: bool

@@ -10,7 +10,7 @@ The tree::
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
-    └── TransportError                 the server could not be used; nothing was executed
+    └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
         ├── ServerTimeoutError         the server did not answer in time (after transport retries)
         ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
@@ -141,7 +141,21 @@ class ToolExecutionError(ToolCallError):
 
 
 class TransportError(ToolCallError):
-    """The server could not be used. No model attempt was counted for it."""
+    """The server could not be used. No model attempt was counted for it.
+
+    Raised mid-call, it says what had happened before: no business function runs after a
+    transport error, but under `run()` some may have run before it (a tool's `ModelRetry`
+    asked for another answer, and the request for it failed).
+
+    Attributes:
+        attempts: The stage-2 attempts made before the failure, in order.
+        executed: Calls whose business function ran before the failure (usually none).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.attempts: list[Attempt] = []
+        self.executed: list[ToolCall] = []
 
 
 class ServerConnectionError(TransportError):

@@ -8,13 +8,14 @@ parameters, validation, feedback, the retry bound — lives here once.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from pydantic import BaseModel
 
-from toolcall_sdk._errors import ToolCallFailed
+from toolcall_sdk._errors import ToolCallFailed, TransportError
 from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
 from toolcall_sdk._feedback import feedback_text, no_tool_call_text
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
@@ -131,6 +132,8 @@ class _Run:
     usage: Usage = field(default_factory=Usage)
     attempts: list[Attempt] = field(default_factory=list)
     executed: list[ToolCall] = field(default_factory=list)
+    # Each call that ran, by tool and canonical arguments: a repeat reuses its outcome.
+    ran: dict[tuple[str, str], ToolCall] = field(default_factory=dict)
 
 
 def flow(
@@ -146,6 +149,18 @@ def flow(
         ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
     """
     state = _Run(history=list(messages))
+    try:
+        return (yield from _call_flow(config, state, execute=execute, context=context))
+    except TransportError as exc:
+        # Thrown in by the client when a request failed: say what had happened before.
+        exc.attempts = list(state.attempts)
+        exc.executed = list(state.executed)
+        raise
+
+
+def _call_flow(
+    config: Config, state: _Run, *, execute: bool, context: Any
+) -> Generator[Effect, Any, ToolCallResult]:
     tools = list(config.tools.values())
     decision = yield from _route(config, state, tools)
     if not decision.call:
@@ -327,6 +342,14 @@ def _execute(
                 )
             )
             continue
+        key = (call.name, _canonical(call.arguments))
+        earlier = state.ran.get(key)
+        if earlier is not None:
+            # The model repeated a call that already ran in this run (typically after a
+            # ModelRetry on a later call): its side effect must not happen twice.
+            call.executed = True
+            call.output, call.error, call.reused_from = earlier.output, earlier.error, earlier.id
+            continue
         outcome: Outcome = yield Execute(tools[call.name], call.arguments)
         if outcome.retry_message is not None:
             problems.append(
@@ -342,10 +365,15 @@ def _execute(
         call.executed = True
         call.output = outcome.output
         call.error = outcome.error
+        state.ran[key] = call
     if problems:
         # Calls that ran before the retry keep their outputs: they never run again.
         state.executed.extend(call for call in calls if call.executed)
     return problems
+
+
+def _canonical(arguments: BaseModel) -> str:
+    return json.dumps(arguments.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
 
 
 def _tool_messages(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:

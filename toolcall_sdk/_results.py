@@ -115,7 +115,10 @@ class ToolCall:
         raw_arguments: The JSON text the model produced.
         output: What the business function returned (set by `run()`).
         error: The exception the business function raised, if it did (set by `run()`).
-        executed: Whether `run()` ran the business function.
+        executed: Whether the call has its function's outcome (`output` or `error`).
+        reused_from: Set when the model repeated a call that had already run in this
+            `run()`: the id of that call, whose outcome this one carries; the function did
+            not run again.
     """
 
     id: str
@@ -125,6 +128,7 @@ class ToolCall:
     output: Any = None
     error: BaseException | None = None
     executed: bool = False
+    reused_from: str | None = None
 
 
 @dataclass(slots=True)
