@@ -29,22 +29,25 @@ from collections.abc import (
     Iterator,
     Sequence,
 )
-from typing import Any, Unpack, assert_never
+from typing import Any, NamedTuple, Unpack, assert_never
 
 import httpx2
 import openai
 
+from toolcall_sdk._body import Limits
 from toolcall_sdk._errors import (
     ClientClosedError,
     InvalidArgumentError,
     MalformedResponseError,
     ModelRetry,
     RouterError,
+    ToolCallError,
     ToolCallFailed,
     ToolDefinitionError,
     TransportError,
 )
 from toolcall_sdk._events import StreamCompleted, ToolCallEvent
+from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
 from toolcall_sdk._options import ClientOptions, api_key_for, base_urls_from, resolve_options
@@ -59,8 +62,8 @@ from toolcall_sdk._pipeline import (
     RouteQuery,
     flow,
 )
-from toolcall_sdk._results import ToolCallResult, Usage
-from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
+from toolcall_sdk._results import ToolCallResult
+from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._tools import Tool, as_tool
 from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
@@ -123,6 +126,8 @@ class _ClientCore:
         self._on_escalate = o["on_escalate"]
         self._default_headers = dict(o["default_headers"] or {})
         self._next_endpoint = itertools.count()
+        self._deadline = o["deadline"]
+        self._max_bytes = o["max_response_bytes"]
 
     @property
     def model(self) -> str:
@@ -169,22 +174,30 @@ class _ClientCore:
             content_format=self._content_format if reads_calls else None,
         )
 
-    def _plan(self, request: ChatRequest, *, stream: bool, live: bool) -> _Exchange:
+    def _plan(
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+    ) -> Exchange:
         """How one request is sent: streamed or not, shown live or not, starting where."""
         # Routing answers are read whole: nothing in them is for a UI.
         live = live and request.stage != STAGE_ROUTE
         stream = (stream or live) and request.stage != STAGE_ROUTE
-        return _Exchange(
+        return Exchange(
             kwargs=self._request_kwargs(request, stream),
             stream=stream,
             events=self._answer_events(request) if live else None,
             first=next(self._next_endpoint) % len(self._base_urls),
+            limits=Limits(
+                deadline_at=deadline_at, deadline_s=self._deadline, max_bytes=self._max_bytes
+            ),
         )
 
-    def _typed_error(self, exc: Exception, exchange: _Exchange) -> Exception:
+    def _deadline_at(self) -> float:
+        return time.monotonic() + self._deadline
+
+    def _typed_error(self, exc: Exception, exchange: Exchange) -> Exception:
         if isinstance(exc, httpx2.TransportError):  # a stream broken after it was shown
             exc = _broken_stream(exc)
-        if isinstance(exc, MalformedResponseError):
+        if isinstance(exc, ToolCallError):
             return exc
         if not isinstance(exc, openai.APIError):  # a 200 whose body is not JSON
             return MalformedResponseError(
@@ -205,59 +218,16 @@ class _ClientCore:
         )
 
 
-class _Exchange:
-    """One request on its way: its body, how it is read, and which server to try next."""
+class _Opened(NamedTuple):
+    """A live stream whose response has begun; it is read outside the retries."""
 
-    __slots__ = ("events", "first", "kwargs", "started", "stream", "tries")
-
-    def __init__(
-        self, *, kwargs: dict[str, Any], stream: bool, events: AnswerEvents | None, first: int
-    ) -> None:
-        self.kwargs = kwargs
-        self.stream = stream
-        self.events = events  # None: read silently (a broken stream is then retried whole)
-        self.first = first
-        self.tries = 0
-        self.started = time.monotonic()
-
-    def next_index(self, count: int) -> int:
-        """The server for the next try: failover walks the list from `first`."""
-        index = (self.first + self.tries) % count
-        self.tries += 1
-        return index
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
+    manager: Any  # openai's streaming-response context manager, already entered
+    response: Any
 
 
-def _answer_from_completion(completion: Any, latency: float) -> Answer:
-    choices = getattr(completion, "choices", None)
-    if not choices or getattr(choices[0], "message", None) is None:
-        raise MalformedResponseError(
-            "the server answered without a choice/message; it is not a chat completion",
-            body=str(completion)[:500],
-        )
-    choice = choices[0]
-    message = choice.message.model_dump(mode="json", exclude_none=True)
-    message.setdefault("content", None)
-    usage = getattr(completion, "usage", None)
-    return Answer(
-        message=message,
-        finish_reason=choice.finish_reason,
-        usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else Usage(),
-        latency_s=latency,
-    )
-
-
-def _answer_from_stream(accumulator: StreamAccumulator, latency: float) -> Answer:
-    if accumulator.chunks == 0:
-        raise MalformedResponseError("the server closed the stream without sending a chunk")
-    return Answer(
-        message=accumulator.message(),
-        finish_reason=accumulator.finish_reason,
-        usage=accumulator.usage,
-        latency_s=latency,
-    )
+class _AsyncOpened(NamedTuple):
+    manager: Any
+    response: Any
 
 
 def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
@@ -444,6 +414,7 @@ class ToolCallClient(_ClientCore):
 
     def _events(self, steps: Steps, *, stream: bool, live: bool) -> Iterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
+        deadline_at = self._deadline_at()
         try:
             effect = next(steps)
             while True:
@@ -451,7 +422,9 @@ class ToolCallClient(_ClientCore):
                 match effect:
                     case ChatRequest():
                         try:
-                            for item in self._exchange(effect, stream=stream, live=live):
+                            for item in self._exchange(
+                                effect, stream=stream, live=live, deadline_at=deadline_at
+                            ):
                                 if isinstance(item, Answer):
                                     value = item
                                 else:
@@ -481,43 +454,50 @@ class ToolCallClient(_ClientCore):
         fallback = self._on_escalate(failed)
         return _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
 
-    def _exchange(self, request: ChatRequest, *, stream: bool, live: bool) -> Iterator[_Live]:
+    def _exchange(
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+    ) -> Iterator[_Live]:
         """Send one request (failover, transport retries); yield live events, then the answer.
 
         Retried as a whole until something is shown: a live stream is retried only until it
-        opens, since a break after its first chunk cannot be taken back from the UI.
+        opens, since a break after its first chunk cannot be taken back from the UI. Every
+        read is bounded by the call's deadline and the size cap (`_body`).
         """
-        exchange = self._plan(request, stream=stream, live=live)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
 
-        def once() -> Answer | openai.Stream[Any]:
+        def once() -> Answer | _Opened:
             client = self._clients[exchange.next_index(len(self._clients))]
-            if not exchange.stream:
-                completion = client.chat.completions.create(**exchange.kwargs)
-                return _answer_from_completion(completion, exchange.elapsed())
-            chunks: openai.Stream[Any] = client.chat.completions.create(**exchange.kwargs)
+            timeout = exchange.timeout(self._timeout)
+            opening = client.chat.completions.with_streaming_response.create(
+                **exchange.kwargs, timeout=timeout
+            )
+            response = opening.__enter__()
             if exchange.events is not None:
-                return chunks
-            accumulator = StreamAccumulator()
+                return _Opened(opening, response)
             try:
-                with chunks:
-                    for chunk in chunks:
-                        accumulator.add(chunk)
+                reader = exchange.reader()
+                for data in response.iter_bytes():
+                    reader.feed(data)
+                return reader.finish()[1]
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
-            return _answer_from_stream(accumulator, exchange.elapsed())
+            finally:
+                opening.__exit__(None, None, None)
 
         try:
-            opened = retrying(self._retry)(once)
+            retry = retrying(self._retry, max_delay=exchange.limits.remaining())
+            opened = retry(once)
             if isinstance(opened, Answer):
                 answer = opened
             else:
-                events = exchange.events
-                assert events is not None
-                with opened as chunks:
-                    for chunk in chunks:
-                        yield from events.add(chunk)
-                yield from events.close()
-                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+                try:
+                    reader = exchange.reader()
+                    for data in opened.response.iter_bytes():
+                        yield from reader.feed(data)
+                    last, answer = reader.finish()
+                    yield from last
+                finally:
+                    opened.manager.__exit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)
@@ -619,6 +599,7 @@ class AsyncToolCallClient(_ClientCore):
         self, steps: Steps, *, stream: bool, live: bool
     ) -> AsyncIterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
+        deadline_at = self._deadline_at()
         try:
             effect = next(steps)
             while True:
@@ -626,7 +607,9 @@ class AsyncToolCallClient(_ClientCore):
                 match effect:
                     case ChatRequest():
                         try:
-                            async for item in self._exchange(effect, stream=stream, live=live):
+                            async for item in self._exchange(
+                                effect, stream=stream, live=live, deadline_at=deadline_at
+                            ):
                                 if isinstance(item, Answer):
                                     value = item
                                 else:
@@ -657,44 +640,46 @@ class AsyncToolCallClient(_ClientCore):
         return await fallback if inspect.isawaitable(fallback) else fallback
 
     async def _exchange(
-        self, request: ChatRequest, *, stream: bool, live: bool
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._exchange`."""
-        exchange = self._plan(request, stream=stream, live=live)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
 
-        async def once() -> Answer | openai.AsyncStream[Any]:
+        async def once() -> Answer | _AsyncOpened:
             client = self._clients[exchange.next_index(len(self._clients))]
-            if not exchange.stream:
-                completion = await client.chat.completions.create(**exchange.kwargs)
-                return _answer_from_completion(completion, exchange.elapsed())
-            chunks: openai.AsyncStream[Any] = await client.chat.completions.create(
-                **exchange.kwargs
+            timeout = exchange.timeout(self._timeout)
+            opening = client.chat.completions.with_streaming_response.create(
+                **exchange.kwargs, timeout=timeout
             )
+            response = await opening.__aenter__()
             if exchange.events is not None:
-                return chunks
-            accumulator = StreamAccumulator()
+                return _AsyncOpened(opening, response)
             try:
-                async with chunks:
-                    async for chunk in chunks:
-                        accumulator.add(chunk)
+                reader = exchange.reader()
+                async for data in response.iter_bytes():
+                    reader.feed(data)
+                return reader.finish()[1]
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
-            return _answer_from_stream(accumulator, exchange.elapsed())
+            finally:
+                await opening.__aexit__(None, None, None)
 
         try:
-            opened: Answer | openai.AsyncStream[Any] = await async_retrying(self._retry)(once)
+            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining())
+            opened: Answer | _AsyncOpened = await retry(once)
             if isinstance(opened, Answer):
                 answer = opened
             else:
-                events = exchange.events
-                assert events is not None
-                async with opened as chunks:
-                    async for chunk in chunks:
-                        for event in events.add(chunk):
+                try:
+                    reader = exchange.reader()
+                    async for data in opened.response.iter_bytes():
+                        for event in reader.feed(data):
                             yield event
-                for event in events.close():
-                    yield event
-                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+                    last, answer = reader.finish()
+                    for event in last:
+                        yield event
+                finally:
+                    await opened.manager.__aexit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)

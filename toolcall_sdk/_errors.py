@@ -13,6 +13,8 @@ The tree::
     └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
         ├── ServerTimeoutError         the server did not answer in time (after transport retries)
+        │   └── DeadlineExceededError  the call's overall deadline passed
+        ├── ResponseTooLargeError      the answer passed the size cap (max_response_bytes)
         ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
         └── ServerError                the server answered with an HTTP error; `.status_code`
             ├── RateLimitedError       429, still limited after transport retries
@@ -38,6 +40,7 @@ __all__ = [
     "AuthenticationError",
     "ClientClosedError",
     "ContextLengthExceededError",
+    "DeadlineExceededError",
     "EndpointNotFoundError",
     "InvalidArgumentError",
     "MalformedResponseError",
@@ -45,6 +48,7 @@ __all__ = [
     "ModelRetry",
     "RateLimitedError",
     "RequestRejectedError",
+    "ResponseTooLargeError",
     "RouterError",
     "ServerConnectionError",
     "ServerError",
@@ -164,6 +168,23 @@ class ServerConnectionError(TransportError):
 
 class ServerTimeoutError(TransportError):
     """The server did not answer within the timeout, after the transport retries."""
+
+
+class DeadlineExceededError(ServerTimeoutError):
+    """The call's overall deadline (`deadline=`) passed: routing, attempts, backoffs and
+    reading the answers all count. Never retried."""
+
+
+class ResponseTooLargeError(TransportError):
+    """The server's answer passed the size cap (`max_response_bytes=`); it was dropped.
+
+    Attributes:
+        limit: The cap in bytes.
+    """
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class MalformedResponseError(TransportError):

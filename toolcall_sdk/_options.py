@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._pipeline import TOOL_CHOICES
 from toolcall_sdk._tools import Tool
@@ -37,6 +38,9 @@ __all__ = [
 Escalation = Callable[[ToolCallFailed], "ToolCallResult | Awaitable[ToolCallResult]"]
 ToolChoice = Literal["required", "auto"]
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
+# A whole call()/run() — routing, attempts, backoffs, reading answers, running tools — ends
+# within this: a few worst-case requests (the 120 s request timeout) and their retries.
+DEFAULT_DEADLINE = 600.0
 # vLLM accepts any key unless started with --api-key; the openai client insists on one.
 PLACEHOLDER_KEY = "EMPTY"
 # An OpenAI key is only ever sent to OpenAI: a self-hosted server must not receive it.
@@ -62,6 +66,8 @@ class ClientOptions(TypedDict, total=False):
     default_headers: Mapping[str, str] | None
     recover: bool
     tool_choice: ToolChoice
+    deadline: float
+    max_response_bytes: int
 
 
 DEFAULTS: ClientOptions = {
@@ -81,6 +87,8 @@ DEFAULTS: ClientOptions = {
     "default_headers": None,
     "recover": True,
     "tool_choice": "required",
+    "deadline": DEFAULT_DEADLINE,
+    "max_response_bytes": MAX_RESPONSE_BYTES,
 }
 
 
@@ -103,6 +111,8 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     _check_int("max_tokens", resolved["max_tokens"], minimum=1, optional=True)
     _check_number("temperature", resolved["temperature"], optional=True)
     _check_number("timeout", resolved["timeout"], positive=True)
+    _check_number("deadline", resolved["deadline"], positive=True)
+    _check_int("max_response_bytes", resolved["max_response_bytes"], minimum=1024)
     for name in ("strict", "recover"):
         if not isinstance(resolved[name], bool):
             raise InvalidArgumentError(f"{name} must be True or False (got {resolved[name]!r})")

@@ -106,30 +106,34 @@ def is_transient(exc: BaseException) -> bool:
     """Whether resending the same request may succeed."""
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
+    if isinstance(exc, ServerConnectionError):  # a stream cut before it said it was complete
+        return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
     return False
 
 
-def retrying(policy: RetryPolicy) -> Retrying:
-    """A tenacity controller for the sync client."""
-    kwargs = _controller_kwargs(policy)
+def retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> Retrying:
+    """A tenacity controller for the sync client; `max_delay` caps the policy's deadline."""
+    kwargs = _controller_kwargs(policy, max_delay)
     if policy.sleep is not None:
         kwargs["sleep"] = policy.sleep
     return Retrying(**kwargs)
 
 
-def async_retrying(policy: RetryPolicy) -> AsyncRetrying:
-    """A tenacity controller for the async client."""
-    kwargs = _controller_kwargs(policy)
+def async_retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> AsyncRetrying:
+    """A tenacity controller for the async client; `max_delay` caps the policy's deadline."""
+    kwargs = _controller_kwargs(policy, max_delay)
     if policy.async_sleep is not None:
         kwargs["sleep"] = policy.async_sleep
     return AsyncRetrying(**kwargs)
 
 
-def _controller_kwargs(policy: RetryPolicy) -> dict[str, Any]:
+def _controller_kwargs(policy: RetryPolicy, max_delay: float | None) -> dict[str, Any]:
+    # No retry starts, nor backoff is slept, past the request's deadline or the call's.
+    deadline = policy.deadline if max_delay is None else min(policy.deadline, max_delay)
     return {
-        "stop": stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
+        "stop": stop_after_attempt(policy.attempts) | stop_before_delay(deadline),
         "wait": policy.backoff,
         "retry": retry_if_exception(is_transient),
         "before_sleep": _log_retry,

@@ -20,13 +20,15 @@ from ._replies import (
     Reply,
     _Delay,
     _Disconnect,
+    _Endless,
     _HttpError,
     _Malformed,
     _Message,
+    _Trickle,
     text,
     vllm_error_body,
 )
-from ._sse import stream_events
+from ._sse import encode_event, stream_events
 
 __all__ = ["Outcome", "RouteAnswer", "Script", "ScriptCore"]
 
@@ -53,6 +55,9 @@ class Outcome:
         events: Server-Sent Events, each to be sent and flushed on its own, or `None`.
         delay: Seconds to wait before answering (the local server only).
         disconnect: Drop the connection instead of answering.
+        pace: Seconds between pieces of the body or events (the local server only).
+        piece: Bytes per piece when `pace` is set (0: whole events / the whole body).
+        repeat: An event sent again and again, without end, after `events`.
     """
 
     status: int
@@ -61,6 +66,9 @@ class Outcome:
     events: tuple[bytes, ...] | None = None
     delay: float = 0.0
     disconnect: bool = False
+    pace: float = 0.0
+    piece: int = 0
+    repeat: bytes | None = None
 
 
 class ScriptCore:
@@ -177,6 +185,19 @@ class ScriptCore:
         if isinstance(reply, _Delay):
             inner = self._render(reply.reply, request)
             return dataclasses.replace(inner, delay=inner.delay + reply.seconds)
+        if isinstance(reply, _Trickle):
+            inner = self._render(reply.reply, request)
+            return dataclasses.replace(inner, pace=reply.interval, piece=reply.piece)
+        if isinstance(reply, _Endless):
+            role = _endless_chunk(self.model, {"role": "assistant", "content": ""})
+            more = _endless_chunk(self.model, {"content": "more "})
+            return Outcome(
+                200,
+                _SSE,
+                events=(encode_event(role),),
+                pace=reply.interval,
+                repeat=encode_event(more),
+            )
         if isinstance(reply, _Disconnect):
             return Outcome(0, disconnect=True)
         if isinstance(reply, _HttpError):
@@ -227,3 +248,14 @@ def _error(status: int, message: str, *, type_name: str | None = None) -> Outcom
     if type_name is not None:
         body["type"] = type_name
     return Outcome(status, _JSON, json.dumps(body).encode())
+
+
+def _endless_chunk(model: str, delta: dict[str, str]) -> str:
+    chunk = {
+        "id": "chatcmpl-endless",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+    }
+    return json.dumps(chunk)
