@@ -4,7 +4,8 @@ The tree::
 
     ToolCallError                      root: catches everything the SDK raises
     ├── ToolDefinitionError            a function or model cannot become a tool
-    │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   ├── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   └── ToolValidatorError         a tool's validator crashed on a call (a bug in the tool)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
@@ -49,6 +50,7 @@ __all__ = [
     "ToolCallFailed",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolValidatorError",
     "TransportError",
 ]
 
@@ -79,6 +81,25 @@ class StrictSchemaError(ToolDefinitionError):
     def __init__(self, message: str, *, tool_name: str | None = None, path: str = "") -> None:
         super().__init__(message, tool_name=tool_name)
         self.path = path
+
+
+class ToolValidatorError(ToolDefinitionError):
+    """A validator of a tool's arguments raised something other than a validation failure.
+
+    Pydantic turns `ValueError` and `AssertionError` raised in a validator into a validation
+    error, which goes back to the model as feedback. Any other exception (`KeyError`,
+    `ZeroDivisionError`, ...) is a bug in the tool that no answer of the model can fix, so it
+    is raised instead of spending retries; it is chained as `__cause__`. No business function
+    of the answer being validated has run.
+
+    Attributes:
+        tool_name: The tool whose validator raised.
+        call_id: The id of the call being validated.
+    """
+
+    def __init__(self, message: str, *, tool_name: str, call_id: str) -> None:
+        super().__init__(message, tool_name=tool_name)
+        self.call_id = call_id
 
 
 class ToolCallFailed(ToolCallError):
