@@ -11,12 +11,12 @@ The tree::
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
     └── TransportError                 the server could not be used; nothing was executed
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
-        ├── ServerTimeoutError         the server did not answer in time (after transport retries)
+        ├── ServerTimeoutError         no answer in time, or 408 (after transport retries)
         ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
         └── ServerError                the server answered with an HTTP error; `.status_code`
             ├── RateLimitedError       429, still limited after transport retries
             ├── ServerUnavailableError 5xx, still failing after transport retries
-            └── RequestRejectedError   4xx other than 429: never retried, the request must change
+            └── RequestRejectedError   never retried: 4xx other than 408/429, 501/505/...
                 ├── AuthenticationError        401/403: wrong or missing api_key
                 ├── ModelNotFoundError         404: the model name is not served
                 └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
@@ -152,7 +152,7 @@ class ServerConnectionError(TransportError):
 
 
 class ServerTimeoutError(TransportError):
-    """The server did not answer within the timeout, after the transport retries."""
+    """The server did not answer within the timeout (or answered 408), after the retries."""
 
 
 class MalformedResponseError(TransportError):
@@ -190,7 +190,12 @@ class ServerUnavailableError(ServerError):
 
 
 class RequestRejectedError(ServerError):
-    """The server rejected the request (4xx); retrying the same request cannot help."""
+    """The server rejected the request; retrying the same request cannot help.
+
+    Raised for 4xx other than 408 and 429, and for the 5xx that describe the server rather
+    than a passing state (501 Not Implemented, 505 HTTP Version Not Supported, 506, 508,
+    510, 511).
+    """
 
 
 class AuthenticationError(RequestRejectedError):

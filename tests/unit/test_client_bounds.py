@@ -3,68 +3,18 @@ validators that crash. Each scenario runs through both client twins."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from pydantic import field_validator
 
-from toolcall_sdk import (
-    RetryPolicy,
-    ToolCallClient,
-    ToolCallFailed,
-    ToolCallResult,
-    ToolDefinitionError,
-    tool,
-)
+from toolcall_sdk import ToolCallFailed, ToolDefinitionError, tool
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .conftest import Ledger
+from .conftest import Call, Ledger
 
 OSLO = {"city": "Oslo", "unit": "celsius"}
-Call = Callable[..., ToolCallResult]
-
-
-@pytest.fixture(params=["sync", "async"])
-def call_with(request: pytest.FixtureRequest, sleeps: list[float]) -> Call:
-    """`client.call` (or `run`) through the sync or the async twin."""
-
-    async def no_sleep(seconds: float) -> None:
-        sleeps.append(seconds)
-
-    def call(model: ScriptedModel, tools: list[Any], *, run: bool = False, **options: Any) -> Any:
-        options.setdefault("router", "always")
-        options.setdefault(
-            "retry", RetryPolicy(sleep=sleeps.append, async_sleep=no_sleep, jitter=0.0)
-        )
-        method = "run" if run else "call"
-        if request.param == "sync":
-            client = ToolCallClient(
-                base_url=model.base_url,
-                model="test-model",
-                tools=tools,
-                http_client=model.http_client(),
-                **options,
-            )
-            return getattr(client, method)("Weather in Oslo?")
-
-        from toolcall_sdk import AsyncToolCallClient
-
-        async def go() -> Any:
-            async with AsyncToolCallClient(
-                base_url=model.base_url,
-                model="test-model",
-                tools=tools,
-                http_client=model.async_http_client(),
-                **options,
-            ) as client:
-                return await getattr(client, method)("Weather in Oslo?")
-
-        return asyncio.run(go())
-
-    return call
 
 
 def feedback_of(model: ScriptedModel, retry: int = 1) -> str:
