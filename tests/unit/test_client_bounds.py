@@ -267,3 +267,14 @@ def test_model_retry_raised_in_a_validator_is_fed_back(call_with: Call) -> None:
     assert result.attempts[0].error_kinds == ["tool_retry"]
     assert "no order B; orders look like A-1" in feedback_of(model)
     assert result.call.output == "shipped"
+
+
+def test_a_string_holding_a_lone_surrogate_is_fed_back(call_with: Call, get_weather: Any) -> None:
+    # JSON text holding a JSON string that decodes to a lone surrogate: not a JSON object.
+    arguments = '"\\"\\\\ud800\\""'
+    model = ScriptedModel([tool_call("get_weather", arguments), tool_call("get_weather", OSLO)])
+
+    result = call_with(model, [get_weather])
+
+    assert result.attempts[0].error_kinds == ["invalid_json"]
+    assert result.call.arguments.model_dump() == OSLO
