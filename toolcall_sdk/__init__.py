@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         ToolCallFailed,
         ToolDefinitionError,
         ToolExecutionError,
+        ToolValidatorError,
         TransportError,
     )
     from toolcall_sdk.events import (
@@ -125,6 +126,7 @@ _LAZY: dict[str, str] = {
     "ToolCallValidated": "toolcall_sdk.events",
     "ToolDefinitionError": "toolcall_sdk.errors",
     "ToolExecutionError": "toolcall_sdk.errors",
+    "ToolValidatorError": "toolcall_sdk.errors",
     "TransportError": "toolcall_sdk.errors",
     "Usage": "toolcall_sdk._results",
     "to_strict_schema": "toolcall_sdk._schema",
@@ -188,6 +190,7 @@ __all__ = [
     "ToolCallValidated",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolValidatorError",
     "TransportError",
     "Usage",
     "__version__",

@@ -6,20 +6,21 @@ The tree::
     ├── InvalidArgumentError           an argument given to the SDK has the wrong type or value
     ├── ClientClosedError              the client was used after close()
     ├── ToolDefinitionError            a function or model cannot become a tool
-    │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   ├── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   └── ToolValidatorError         a tool's validator crashed on a call (a bug in the tool)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
     └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
-        ├── ServerTimeoutError         the server did not answer in time (after transport retries)
+        ├── ServerTimeoutError         no answer in time, or 408 (after transport retries)
         │   └── DeadlineExceededError  the call's overall deadline passed
         ├── ResponseTooLargeError      the answer passed the size cap (max_response_bytes)
         ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
         └── ServerError                the server answered with an HTTP error; `.status_code`
             ├── RateLimitedError       429, still limited after transport retries
             ├── ServerUnavailableError 5xx, still failing after transport retries
-            └── RequestRejectedError   4xx other than 429: never retried, the request must change
+            └── RequestRejectedError   never retried: 4xx other than 408/429, 501/505/...
                 ├── AuthenticationError        401/403: wrong or missing api_key
                 ├── ModelNotFoundError         404: the model name is not served
                 ├── EndpointNotFoundError      404: no chat endpoint at base_url (no /v1?)
@@ -59,6 +60,7 @@ __all__ = [
     "ToolCallFailed",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolValidatorError",
     "TransportError",
 ]
 
@@ -101,6 +103,25 @@ class StrictSchemaError(ToolDefinitionError):
     def __init__(self, message: str, *, tool_name: str | None = None, path: str = "") -> None:
         super().__init__(message, tool_name=tool_name)
         self.path = path
+
+
+class ToolValidatorError(ToolDefinitionError):
+    """A validator of a tool's arguments raised something other than a validation failure.
+
+    Pydantic turns `ValueError` and `AssertionError` raised in a validator into a validation
+    error, which goes back to the model as feedback. Any other exception (`KeyError`,
+    `ZeroDivisionError`, ...) is a bug in the tool that no answer of the model can fix, so it
+    is raised instead of spending retries; it is chained as `__cause__`. No business function
+    of the answer being validated has run.
+
+    Attributes:
+        tool_name: The tool whose validator raised.
+        call_id: The id of the call being validated.
+    """
+
+    def __init__(self, message: str, *, tool_name: str, call_id: str) -> None:
+        super().__init__(message, tool_name=tool_name)
+        self.call_id = call_id
 
 
 class ToolCallFailed(ToolCallError):
@@ -167,7 +188,7 @@ class ServerConnectionError(TransportError):
 
 
 class ServerTimeoutError(TransportError):
-    """The server did not answer within the timeout, after the transport retries."""
+    """The server did not answer within the timeout (or answered 408), after the retries."""
 
 
 class DeadlineExceededError(ServerTimeoutError):
@@ -222,7 +243,12 @@ class ServerUnavailableError(ServerError):
 
 
 class RequestRejectedError(ServerError):
-    """The server rejected the request (4xx); retrying the same request cannot help."""
+    """The server rejected the request; retrying the same request cannot help.
+
+    Raised for 4xx other than 408 and 429, and for the 5xx that describe the server rather
+    than a passing state (501 Not Implemented, 505 HTTP Version Not Supported, 506, 508,
+    510, 511).
+    """
 
 
 class AuthenticationError(RequestRejectedError):

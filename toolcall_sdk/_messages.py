@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from toolcall_sdk._errors import InvalidArgumentError
+from toolcall_sdk._limits import MAX_ARGUMENTS_CHARS, MAX_QUOTED_NAME_CHARS, shorten
 
 __all__ = ["MessagesInput", "assistant_history_entry", "to_messages", "tool_output_content"]
 
@@ -58,7 +59,9 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
     """The assistant message as it goes back into the conversation.
 
     Only the fields chat templates understand are kept; arguments stay JSON strings and an
-    empty `tool_calls` list is dropped (several vLLM templates choke on either).
+    empty `tool_calls` list is dropped (several vLLM templates choke on either). A name or
+    arguments over the `_limits` bounds (always a rejected call) go back shortened, so a
+    retry does not re-send megabytes; the feedback says what was wrong with them.
     """
     entry: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     tool_calls = message.get("tool_calls") or []
@@ -68,7 +71,7 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
                 "id": call.get("id"),
                 "type": "function",
                 "function": {
-                    "name": (call.get("function") or {}).get("name"),
+                    "name": _name_text((call.get("function") or {}).get("name")),
                     "arguments": _arguments_text((call.get("function") or {}).get("arguments")),
                 },
             }
@@ -89,9 +92,14 @@ def tool_output_content(output: Any) -> str:
         return str(output)
 
 
+def _name_text(name: Any) -> Any:
+    return shorten(name, MAX_QUOTED_NAME_CHARS) if isinstance(name, str) else name
+
+
 def _arguments_text(arguments: Any) -> str:
     if isinstance(arguments, str):
-        return arguments
+        # Valid JSON in place of what validation refused unread, for templates that decode it.
+        return "{}" if len(arguments) > MAX_ARGUMENTS_CHARS else arguments
     if arguments is None:
         return "{}"
     return json.dumps(arguments, ensure_ascii=False)

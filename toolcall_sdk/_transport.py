@@ -1,18 +1,22 @@
 """Getting one request through: transient-failure retries, failover, typed errors.
 
-Transport retries (429, 5xx, dropped connections, timeouts) are separate from model
+Transport retries (408, 429, 5xx, dropped connections, timeouts) are separate from model
 attempts: they resend the same request, never re-run a business function and never count
 against `max_retries`. Each request is bounded by attempts *and* a deadline. Other 4xx
-responses are never retried: the same request would fail the same way.
+responses, and the 5xx that say the server cannot do this at all (501, 505, ...), are never
+retried: the same request would fail the same way.
 """
 
 from __future__ import annotations
 
+import email.utils
 import logging
+import math
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import openai
 from tenacity import (
@@ -57,6 +61,13 @@ _CONTEXT_PHRASES = (
     "too many tokens",
     "is too long",
 )
+
+# 5xx statuses that describe the server, not a passing state: Not Implemented, HTTP Version
+# Not Supported, Variant Also Negotiates, Loop Detected, Not Extended, Network
+# Authentication Required. Resending the same request cannot succeed.
+_PERMANENT_5XX: Final = frozenset({501, 505, 506, 508, 510, 511})
+# 408 Request Timeout: the server gave up waiting for the request; a resend may succeed.
+_RETRIED_4XX: Final = frozenset({408, 429})
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +120,8 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ServerConnectionError):  # a stream cut before it said it was complete
         return True
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code == 429 or exc.status_code >= 500
+        status = exc.status_code
+        return status in _RETRIED_4XX or (status >= 500 and status not in _PERMANENT_5XX)
     return False
 
 
@@ -173,6 +185,18 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
     if status == 429:
         return RateLimitedError(
             f"rate limited by {where}: {message}. Lower the request rate or concurrency",
+            status_code=status,
+            server_message=message,
+        )
+    if status == 408:
+        return ServerTimeoutError(
+            f"the server at {where} timed out the request (HTTP 408: {message}). It may be "
+            "overloaded: lower the concurrency or check the server's load"
+        )
+    if status in _PERMANENT_5XX:
+        return RequestRejectedError(
+            f"the server at {base_url} cannot serve this request (HTTP {status}: {message}); "
+            "retrying cannot help. Check that base_url points at an OpenAI-compatible server",
             status_code=status,
             server_message=message,
         )
@@ -263,15 +287,41 @@ def _server_message(exc: openai.APIStatusError) -> str:
 
 
 def _retry_after(exc: BaseException | None) -> float | None:
+    """Seconds the server asked to wait, or None when it asked nothing usable.
+
+    `Retry-After` is a number of seconds or an HTTP date (RFC 9110). A date is counted from
+    the response's own `Date` when it has one, so a skewed client clock does not matter.
+    A value that is not a finite non-negative number or a date is ignored (the exponential
+    backoff applies); a date already past means "now". The caller caps the result.
+    """
     if not isinstance(exc, openai.APIStatusError):
         return None
-    value = exc.response.headers.get("retry-after")
-    if value is None:
+    value = (exc.response.headers.get("retry-after") or "").strip()
+    if not value:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
-        return None  # an HTTP date: fall back to the exponential backoff
+        return _seconds_until(value, exc.response.headers.get("date"))
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _seconds_until(http_date: str, server_date: str | None) -> float | None:
+    when = _parse_http_date(http_date)
+    if when is None:
+        return None
+    now = _parse_http_date(server_date) if server_date else None
+    return max(when - (now if now is not None else time.time()), 0.0)
+
+
+def _parse_http_date(text: str) -> float | None:
+    try:
+        parsed = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:  # RFC 9110 dates are GMT
+        return None
+    return parsed.timestamp()
 
 
 def _cause(exc: BaseException) -> str:

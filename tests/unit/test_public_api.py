@@ -54,6 +54,7 @@ EXPORTED = [
     "ToolCallValidated",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolValidatorError",
     "TransportError",
     "Usage",
     "__version__",
@@ -77,7 +78,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 18
+    assert len(errors) == 19
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 
