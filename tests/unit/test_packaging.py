@@ -30,3 +30,10 @@ def test_the_registry_needs_only_the_standard_library() -> None:
     ours = {m for m in loaded if m.startswith("toolcall_sdk.")}
     assert ours <= {"toolcall_sdk._version", "toolcall_sdk._errors", "toolcall_sdk._families"}
     assert not {"pydantic", "openai", "httpx2"} & loaded
+
+
+def test_errors_sit_below_results_at_run_time() -> None:
+    # `_results` raises `ToolExecutionError`; `_errors` names results in annotations only.
+    loaded = _modules_after("import toolcall_sdk._errors")
+    assert "toolcall_sdk._results" not in loaded
+    assert "pydantic" not in loaded
