@@ -162,11 +162,16 @@ def launch(
     if demo:
         if model is not None:
             raise typer.BadParameter("give either MODEL or --demo, not both")
+        from toolcall_sdk.launcher import LaunchError
         from toolcall_sdk.launcher._demo import prepare_demo
 
-        prepared = prepare_demo(
-            vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
-        )
+        try:
+            prepared = prepare_demo(
+                vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
+            )
+        except LaunchError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=1) from exc
         model = str(prepared.model_dir)
         vllm_args = list(prepared.extra_args)
         vllm_command = prepared.vllm_command
