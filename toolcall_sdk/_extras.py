@@ -7,7 +7,11 @@ from types import ModuleType
 
 from toolcall_sdk._errors import ToolCallError
 
-__all__ = ["MissingDependencyError", "require"]
+__all__ = ["CLI_INSTALL", "MissingDependencyError", "require"]
+
+# The command line's dependencies (typer, rich, platformdirs) are an extra: a library user
+# does not install them.
+CLI_INSTALL = 'pip install "toolcall-sdk[cli]"'
 
 
 class MissingDependencyError(ToolCallError, ImportError):
