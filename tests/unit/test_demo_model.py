@@ -153,7 +153,7 @@ def test_score_counts_tool_choice_copies_and_corrections() -> None:
 
 
 def test_a_tiny_build_is_deterministic_and_loads(tmp_path: Path) -> None:
-    pytest.importorskip("torch", reason="torch is not installed (build needs the [demo] extra)")
+    pytest.importorskip("torch", reason="torch is not installed (needs ./demo-model[train])")
     pytest.importorskip("transformers", reason="transformers is not installed")
     from toolcall_sdk_demo import build_demo_model
     from toolcall_sdk_demo._train import BUILD_INFO, load_tokenizer
