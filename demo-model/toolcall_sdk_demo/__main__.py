@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,7 +64,7 @@ def _cmd_serve_command(args: argparse.Namespace) -> int:
 
     command = serve_command(_model_dir(args), port=args.port, python=sys.executable)
     env = " ".join(f"{key}={value}" for key, value in SERVE_ENV.items())
-    print(env, " ".join(command))
+    print(env, shlex.join(command))
     return 0
 
 
