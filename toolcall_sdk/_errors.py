@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    # Errors are the bottom layer: `_results` imports this module, never the reverse at run
+    # time (not even lazily). These names are for annotations only.
     from toolcall_sdk._results import Attempt, ToolCall
 
 __all__ = [

@@ -9,7 +9,11 @@ from types import ModuleType
 
 from toolcall_sdk._errors import ToolCallError
 
-__all__ = ["MissingDependencyError", "require", "require_installed"]
+__all__ = ["CLI_INSTALL", "MissingDependencyError", "require", "require_installed"]
+
+# The command line's dependencies (typer, rich, platformdirs) are an extra: a library user
+# does not install them.
+CLI_INSTALL = 'pip install "toolcall-sdk[cli]"'
 
 
 class MissingDependencyError(ToolCallError, ImportError):

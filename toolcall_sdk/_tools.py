@@ -10,13 +10,15 @@ import inspect
 import re
 import typing
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Annotated, Any, Generic, ParamSpec, TypeVar, overload
 
-import docstring_parser
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, create_model
 
 from toolcall_sdk._errors import ToolDefinitionError
 from toolcall_sdk._schema import openai_tool_entry
+
+if TYPE_CHECKING:
+    import docstring_parser
 
 __all__ = ["Tool", "as_tool", "tool"]
 
@@ -208,7 +210,7 @@ def _build_tool(
     localns: dict[str, Any] | None = None,
 ) -> Tool[Any, Any]:
     if isinstance(target, type) and issubclass(target, BaseModel):
-        doc = docstring_parser.parse(inspect.getdoc(target) or "")
+        doc = _parse_docstring(target)
         model_name = name or _snake_case(target.__name__)
         _check_schema(target, model_name, "field")
         return Tool(
@@ -223,7 +225,7 @@ def _build_tool(
     if not tool_name or tool_name == "<lambda>":
         raise ToolDefinitionError("a lambda or nameless callable needs @tool(name=...)")
     _check_name(tool_name)
-    doc = docstring_parser.parse(inspect.getdoc(target) or "")
+    doc = _parse_docstring(target)
     args_model, model_parameter = _arguments_model(target, tool_name, doc, localns)
     return Tool(
         name=tool_name,
@@ -366,6 +368,14 @@ def _with_description(annotation: Any, description: str | None) -> Any:
         # Later metadata overrides earlier in Pydantic, so the user's own Field comes last.
         return Annotated[(base, docstring_field, *metadata)]
     return Annotated[annotation, docstring_field]
+
+
+def _parse_docstring(target: Any) -> docstring_parser.Docstring:
+    # Imported on the first @tool, not with the client: docstring_parser loads every style
+    # it knows (Google, NumPy, reST, Epydoc) at import.
+    import docstring_parser
+
+    return docstring_parser.parse(inspect.getdoc(target) or "")
 
 
 def _summary(doc: docstring_parser.Docstring) -> str:

@@ -174,8 +174,8 @@ def launch(
     if demo:
         if model is not None:
             raise typer.BadParameter("give either MODEL or --demo, not both")
+        from toolcall_sdk.launcher import LaunchError
         from toolcall_sdk.launcher._demo import prepare_demo
-        from toolcall_sdk.launcher._errors import LaunchError
 
         try:
             prepared = prepare_demo(

@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME
-from toolcall_sdk.launcher import Server, serve
-from toolcall_sdk.launcher._demo import DEMO_TOOL_CALL_PARSER, demo_vllm_args
+from toolcall_sdk.launcher import DEMO_SERVE_ENV, Server, demo_options, serve
 from toolcall_sdk.vllm_plugin import PARSER_NAME
 
 VLLM_PYTHON_ENV = "TOOLCALL_VLLM_VENV_PYTHON"
@@ -29,7 +27,6 @@ _DEFAULT_VENV = Path(
 # The demo model answers in a fraction of a second; the first strict call of a schema
 # compiles a grammar. Generous, because CI machines may be loaded.
 STARTUP_TIMEOUT = 600.0
-MAX_MODEL_LEN = 2048
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -56,7 +53,7 @@ def demo_model_dir(vllm_python: str) -> Path:
     if prebuilt:  # a model built earlier (e.g. while iterating on the tests)
         return Path(prebuilt)
     done = subprocess.run(
-        [vllm_python, "-m", "toolcall_sdk.demo", "build"],
+        [vllm_python, "-m", "toolcall_sdk_demo", "build"],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -71,20 +68,17 @@ def demo_model_dir(vllm_python: str) -> Path:
 def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Server]:
     """Serve the demo model through the SDK's launcher (the code path users run).
 
-    Compact JSON is on, as `launch --demo` serves it: under the default grammar the demo
-    model fills its token budget with whitespace on requests it was not trained for.
+    The launcher's demo options (`demo_options`) turn compact JSON on, as `launch --demo`
+    serves it: under the default grammar the demo model fills its token budget with
+    whitespace on requests it was not trained for. `options` override them.
     """
-    options.setdefault("tool_call_parser", DEMO_TOOL_CALL_PARSER)
-    options.setdefault("compact_json", True)
+    command = [vllm_python, "-m", "vllm.entrypoints.openai.api_server"]
+    merged = {**demo_options(model_dir, command=command), **options}
     with serve(
         model_dir,
-        command=[vllm_python, "-m", "vllm.entrypoints.openai.api_server"],
-        served_model_name=SERVED_MODEL_NAME,
-        max_model_len=MAX_MODEL_LEN,
-        extra_args=demo_vllm_args(model_dir),
-        env=SERVE_ENV,
+        env=DEMO_SERVE_ENV,
         startup_timeout=STARTUP_TIMEOUT,
-        **options,  # type: ignore[arg-type]
+        **merged,  # type: ignore[arg-type]
     ) as server:
         yield server
 
@@ -109,7 +103,7 @@ def wrong_parser_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Serv
 def plugin_server(request: pytest.FixtureRequest) -> Server:
     """The demo model behind the SDK's buffered Hermes parser plugin (`toolcall_hermes`).
 
-    That is how the demo is served (`DEMO_TOOL_CALL_PARSER`), so it is the demo server.
+    That is how the demo is served (`demo_options`), so it is the demo server.
     """
     server: Server = request.getfixturevalue("demo_server")
     assert PARSER_NAME in server.plan.argv, server.plan.display()

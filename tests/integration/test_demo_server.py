@@ -18,9 +18,9 @@ from toolcall_sdk import (
     ToolCallClient,
     ToolCallFailed,
 )
-from toolcall_sdk.demo import SERVED_MODEL_NAME
-from toolcall_sdk.demo.tools import DEMO_TOOLS, create_invoice, get_order_status, get_weather
 from toolcall_sdk.launcher import Server
+from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import DEMO_TOOLS, create_invoice, get_order_status, get_weather
 
 
 def client_for(server: Server, tools: list[Any], **options: Any) -> ToolCallClient:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import openai
 
-from toolcall_sdk.demo import SERVED_MODEL_NAME
-from toolcall_sdk.demo.tools import get_weather
 from toolcall_sdk.doctor import run_doctor
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.parsing import parse_any
+from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import get_weather
 
 
 def test_doctor_on_the_demo_server(demo_server: Server) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from toolcall_sdk.cli import app
-from toolcall_sdk.demo import SERVED_MODEL_NAME
 from toolcall_sdk.evals import CLASSES, LADDER
 from toolcall_sdk.launcher import Server
+from toolcall_sdk_demo import SERVED_MODEL_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 # Cases the demo model's domain covers (invoices, order status) and a few it should not

@@ -19,9 +19,9 @@ import openai
 import pytest
 
 from toolcall_sdk import ToolCallClient
-from toolcall_sdk.demo import SERVED_MODEL_NAME
-from toolcall_sdk.demo.tools import DEMO_TOOLS
 from toolcall_sdk.launcher import Server
+from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import DEMO_TOOLS
 
 from .conftest import launch
 

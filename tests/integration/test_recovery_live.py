@@ -26,9 +26,9 @@ from toolcall_sdk import (
     ToolCallStarted,
     ToolCallValidated,
 )
-from toolcall_sdk.demo import SERVED_MODEL_NAME
-from toolcall_sdk.demo.tools import DEMO_TOOLS, get_weather
 from toolcall_sdk.launcher import Server
+from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import DEMO_TOOLS, get_weather
 
 WEATHER = "What's the weather in Paris?"  # the request test_doctor_live sees leak
 INVOICE = "Create an invoice for CUS-123456 of 250000 VND due 2031-05-20"

@@ -22,9 +22,9 @@ import pytest
 from openai import OpenAI
 
 from toolcall_sdk import EmbeddingRouter, HybridRouter, LLMRouter, ToolCallClient
-from toolcall_sdk.demo import SERVED_MODEL_NAME
-from toolcall_sdk.demo.tools import DEMO_TOOLS
 from toolcall_sdk.launcher import Server
+from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import DEMO_TOOLS
 
 WEATHER = "What is the weather in Oslo in celsius?"
 COST_REQUESTS = [

@@ -21,15 +21,11 @@ its own copy of the rules (tests compare the two on BFCL's ground truth):
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolcall_sdk.evals._cases import ExpectedCall
-from toolcall_sdk.evals._matching import MadeCall, Matcher, Mismatch
-
-__all__ = ["BfclVerdict", "bfcl_check", "bfcl_matcher", "ground_truth_as_output"]
+__all__ = ["BfclVerdict", "bfcl_check", "ground_truth_as_output"]
 
 _PY_TYPES: Final[dict[str, type]] = {
     "string": str,
@@ -112,38 +108,6 @@ def ground_truth_as_output(
                     args[param] = chosen[0]
             calls.append({name: args})
     return calls
-
-
-def bfcl_matcher(
-    functions: Sequence[Mapping[str, Any]],
-    category: str,
-    name_map: Mapping[str, str],
-) -> Matcher:
-    """A `Matcher` for the eval runner that scores with BFCL's rules.
-
-    Args:
-        functions: The case's BFCL function documents.
-        category: The BFCL category.
-        name_map: OpenAI tool name -> BFCL function name (dotted names were renamed).
-    """
-
-    to_openai = {bfcl: name for name, bfcl in name_map.items()}
-
-    def match(expected: Sequence[ExpectedCall], made: Sequence[MadeCall]) -> Mismatch | None:
-        truth = [{name_map.get(c.name, c.name): dict(c.accept)} for c in expected]
-        output = [{name_map.get(c.name, c.name): dict(c.arguments)} for c in made]
-        verdict = bfcl_check(functions, output, truth, category)
-        if verdict.valid:
-            return None
-        # Reports name tools as the model saw them (dotted BFCL names were renamed).
-        tool = to_openai.get(verdict.function or "", verdict.function)
-        names_differ = Counter(c.name for c in expected) != Counter(c.name for c in made)
-        if verdict.kind in ("wrong_count", "wrong_func_name") or names_differ:
-            return Mismatch("wrong_tool", verdict.kind, verdict.message, tool=tool)
-        label = f"{verdict.param}: {verdict.kind}" if verdict.param else verdict.kind
-        return Mismatch("wrong_args", label, verdict.message, field=verdict.param, tool=tool)
-
-    return match
 
 
 def _find(functions: Sequence[Mapping[str, Any]], name: str) -> Mapping[str, Any]:

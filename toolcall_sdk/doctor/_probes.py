@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx2
 
+from toolcall_sdk._families import UnknownFamilyError, resolve_family
 from toolcall_sdk._transport import error_body_message
 from toolcall_sdk.doctor._findings import Report
 from toolcall_sdk.doctor._markup import detect_markup
@@ -385,10 +386,8 @@ def _prompt_tokens(reply: _Reply) -> int | None:
 
 def _family_parser(model: str) -> str:
     try:
-        from toolcall_sdk.launcher import resolve_family
-
         return resolve_family(model).tool_call_parser
-    except Exception:  # any lookup failure just means "no hint"
+    except UnknownFamilyError:  # no hint then
         return "<the parser of your model family>"
 
 

@@ -1,11 +1,17 @@
-"""The doctor's report as a Rich table."""
+"""The doctor's report as a Rich table.
+
+Rich is the CLI's dependency (the `cli` extra), imported when the table is drawn:
+`run_doctor` itself runs without it.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from toolcall_sdk.doctor._findings import Report
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 __all__ = ["render_report"]
 
@@ -14,6 +20,8 @@ _STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "info": "cyan"}
 
 def render_report(report: Report, console: Console) -> None:
     """Print one row per finding, then a one-line verdict."""
+    from rich.table import Table
+
     table = Table(title=f"toolcall-sdk doctor: {report.base_url} ({report.model or '?'})")
     table.add_column("check")
     table.add_column("status")

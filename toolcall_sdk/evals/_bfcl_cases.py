@@ -2,17 +2,24 @@
 
 The data comes from `toolcall_sdk.bfcl` (the `bfcl-eval` package's files); tools are the
 converted OpenAI definitions, and scoring uses BFCL's AST-checker rules
-(`toolcall_sdk.bfcl._checker`) instead of this package's exact matcher.
+(`toolcall_sdk.bfcl.bfcl_check`) instead of this package's exact matcher.
+
+The dependency runs one way: the eval harness uses `toolcall_sdk.bfcl` (data and checker,
+which know nothing of evals); this module is the adapter between the two.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
+from toolcall_sdk.bfcl import bfcl_check, load_category
 from toolcall_sdk.evals._cases import EvalCase, ExpectedCall
+from toolcall_sdk.evals._matching import MadeCall, Matcher, Mismatch
 from toolcall_sdk.evals._schema_tool import tool_from_openai
 
-__all__ = ["SUPPORTED_BFCL", "bfcl_cases"]
+__all__ = ["SUPPORTED_BFCL", "bfcl_cases", "bfcl_matcher"]
 
 SUPPORTED_BFCL: Final[tuple[str, ...]] = (
     "simple_python",
@@ -43,8 +50,6 @@ def bfcl_cases(category: str) -> list[EvalCase]:
             f"BFCL category {category!r} is not supported by eval; use one of "
             + ", ".join(SUPPORTED_BFCL)
         )
-    from toolcall_sdk.bfcl import load_category
-
     cases: list[EvalCase] = []
     for item in load_category(category):
         to_openai = {bfcl: name for name, bfcl in item.name_map.items()}
@@ -72,3 +77,35 @@ def bfcl_cases(category: str) -> list[EvalCase]:
             )
         )
     return cases
+
+
+def bfcl_matcher(
+    functions: Sequence[Mapping[str, Any]],
+    category: str,
+    name_map: Mapping[str, str],
+) -> Matcher:
+    """A `Matcher` for the eval runner that scores with BFCL's rules.
+
+    Args:
+        functions: The case's BFCL function documents.
+        category: The BFCL category.
+        name_map: OpenAI tool name -> BFCL function name (dotted names were renamed).
+    """
+
+    to_openai = {bfcl: name for name, bfcl in name_map.items()}
+
+    def match(expected: Sequence[ExpectedCall], made: Sequence[MadeCall]) -> Mismatch | None:
+        truth = [{name_map.get(c.name, c.name): dict(c.accept)} for c in expected]
+        output = [{name_map.get(c.name, c.name): dict(c.arguments)} for c in made]
+        verdict = bfcl_check(functions, output, truth, category)
+        if verdict.valid:
+            return None
+        # Reports name tools as the model saw them (dotted BFCL names were renamed).
+        tool = to_openai.get(verdict.function or "", verdict.function)
+        names_differ = Counter(c.name for c in expected) != Counter(c.name for c in made)
+        if verdict.kind in ("wrong_count", "wrong_func_name") or names_differ:
+            return Mismatch("wrong_tool", verdict.kind, verdict.message, tool=tool)
+        label = f"{verdict.param}: {verdict.kind}" if verdict.param else verdict.kind
+        return Mismatch("wrong_args", label, verdict.message, field=verdict.param, tool=tool)
+
+    return match

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from toolcall_sdk.evals._bfcl_cases import bfcl_cases
 from toolcall_sdk.evals._cases import EvalCase, load_cases
 from toolcall_sdk.evals._files import write_reports
 from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
@@ -39,8 +40,6 @@ def gather_cases(
         loaded = load_cases(path, allow_code=allow_code)
         cases.extend(loaded[:limit] if limit else loaded)
     if bfcl:
-        from toolcall_sdk.evals._bfcl_cases import bfcl_cases
-
         for category in [c.strip() for c in bfcl.split(",") if c.strip()]:
             loaded = bfcl_cases(category)
             cases.extend(loaded[:limit] if limit else loaded)

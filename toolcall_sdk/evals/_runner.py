@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx2
 
+from toolcall_sdk.evals._bfcl_cases import bfcl_matcher
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import Matcher, match_calls
 from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
@@ -140,8 +141,6 @@ def run_eval_sync(
 
 def _matcher(case: EvalCase) -> Matcher:
     if case.checker == "bfcl":
-        from toolcall_sdk.bfcl._checker import bfcl_matcher
-
         return bfcl_matcher(
             case.extra["bfcl_functions"], case.extra["bfcl_category"], case.extra["bfcl_name_map"]
         )

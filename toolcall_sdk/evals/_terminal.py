@@ -1,11 +1,18 @@
-"""The ladder and the failure breakdowns as Rich tables for the terminal."""
+"""The ladder and the failure breakdowns as Rich tables for the terminal.
+
+Rich is the CLI's dependency (the `cli` extra), imported when a table is drawn: the eval
+harness itself runs without it.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from toolcall_sdk.evals._report import Breakdown, EvalReport
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 __all__ = ["print_report"]
 
@@ -21,6 +28,8 @@ def print_report(report: EvalReport, console: Console) -> None:
 
 def ladder_table(report: EvalReport) -> Table:
     """One row per pipeline: pass rate, failure classes and what it cost."""
+    from rich.table import Table
+
     table = Table(title=f"Tool-calling ladder ({report.cases} cases)")
     for column in ("pipeline", "pass%", "requests", "tokens", "p50/p95 latency"):
         table.add_column(column, justify="left" if column == "pipeline" else "right")
@@ -44,6 +53,8 @@ def ladder_table(report: EvalReport) -> Table:
 
 
 def _breakdown_table(title: str, items: list[Breakdown]) -> Table:
+    from rich.table import Table
+
     table = Table(title=f"Failures by {title}")
     table.add_column(title)
     table.add_column("pipeline")

@@ -10,7 +10,9 @@
         server.base_url                                           # "http://127.0.0.1:PORT/v1"
 
 Nothing here imports vLLM: the launcher finds it on disk and runs it as a separate process.
-See docs/launch.md for the family table.
+See docs/launch.md for the family table. The CPU demo model (`launch --demo`) is served with
+`demo_options(model_dir)` and `DEMO_SERVE_ENV`; its trainer is a separate distribution
+(`demo-model/`, docs/demo-model.md) that this package never imports.
 """
 
 from toolcall_sdk.launcher._command import (
@@ -24,6 +26,7 @@ from toolcall_sdk.launcher._command import (
     format_command,
     plan_launch,
 )
+from toolcall_sdk.launcher._demo import DEMO_SERVE_ENV, DEMO_SERVED_MODEL_NAME, demo_options
 from toolcall_sdk.launcher._diagnosis import CAUSES, Cause, Diagnosis, diagnose
 from toolcall_sdk.launcher._errors import (
     ChatTemplateNotFoundError,
@@ -61,6 +64,8 @@ __all__ = [
     "DEFAULT_PORT",
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_STOP_TIMEOUT",
+    "DEMO_SERVED_MODEL_NAME",
+    "DEMO_SERVE_ENV",
     "EXAMPLES_ENV",
     "FAMILIES",
     "Cause",
@@ -79,6 +84,7 @@ __all__ = [
     "VLLMNotFoundError",
     "build_command",
     "client_snippet",
+    "demo_options",
     "diagnose",
     "format_command",
     "get_family",

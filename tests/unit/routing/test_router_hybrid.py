@@ -11,7 +11,10 @@ from openai import OpenAI
 from toolcall_sdk import EmbeddingRouter, HybridRouter, LLMRouter, RouteDecision
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
+from .._router_extra import requires_router_extra
 from ..conftest import ClientFactory
+
+pytestmark = requires_router_extra
 
 
 @pytest.fixture(scope="module")

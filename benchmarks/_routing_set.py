@@ -1,5 +1,8 @@
 """A stage-1 development set built from BFCL's non-live categories only.
 
+Benchmark-side code (`benchmarks/router_bfcl.py` fits and scores the embedding router's
+calibration on it); it is not part of the installed package.
+
 The non-live requests are short, English and single-turn; live traffic is chattier,
 multi-turn, partly not English, and often in the right domain without what a tool needs.
 To fit a router that transfers, the non-live cases are kept as they are and varied:
@@ -37,9 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolcall_sdk.bfcl._data import NON_LIVE_CATEGORIES, BfclCase, load_category
+from toolcall_sdk.bfcl import NON_LIVE_CATEGORIES, BfclCase, load_category
 
-__all__ = ["RoutingExample", "routing_dev_set"]
+__all__ = ["CLOSERS", "PREAMBLES", "RoutingExample", "routing_dev_set"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +81,7 @@ _OPENERS = (
     "",
 )
 # Live requests often tell a story before asking; the ask is one sentence among several.
-_PREAMBLES = (
+PREAMBLES = (
     "I'm working on a small project for my team and we ran into something. ",
     "My sister and I were arguing about this at dinner last night, so I want to settle it. "
     "She thinks she's right, as always. ",
@@ -90,7 +93,7 @@ _PREAMBLES = (
     "Following up on what we discussed earlier today. ",
     "I have a meeting in ten minutes and need this quickly. ",
 )
-_CLOSERS = (
+CLOSERS = (
     " Thanks a lot!",
     " Appreciate it.",
     " Let me know, thank you.",
@@ -217,11 +220,11 @@ def _variants(
     if not case.should_call:
         return out
     if rng.random() < 0.5:
-        opener = rng.choice(_PREAMBLES) if rng.random() < 0.5 else rng.choice(_OPENERS)
-        text = opener + query + rng.choice(_CLOSERS)
+        opener = rng.choice(PREAMBLES) if rng.random() < 0.5 else rng.choice(_OPENERS)
+        text = opener + query + rng.choice(CLOSERS)
         out.append(_example(case, "chatty", [_user(text)], case.tools, True))
     if rng.random() < 0.15:
-        text = rng.choice(_PREAMBLES) + rng.choice(_SMALLTALK)
+        text = rng.choice(PREAMBLES) + rng.choice(_SMALLTALK)
         out.append(_example(case, "chatty_smalltalk", [_user(text)], case.tools, False))
     if rng.random() < 0.15:
         text = rng.choice(_MULTILINGUAL_WRAPS).format(q=query)
@@ -245,7 +248,7 @@ def _variants(
     stripped = _strip_values(query, case)
     if stripped is not None and rng.random() < 0.6:
         if rng.random() < 0.3:
-            stripped = rng.choice(_PREAMBLES) + stripped
+            stripped = rng.choice(PREAMBLES) + stripped
         out.append(_example(case, "missing_args", [_user(stripped)], case.tools, False))
     vague = _vague(case, rng)
     if vague is not None and rng.random() < 0.4:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from toolcall_sdk.demo._data import Example, Kind, generate
-from toolcall_sdk.demo._template import IM_END, render_chat
-from toolcall_sdk.demo._toolbox import ORDER_ID_PATTERN, tool_definition
+from toolcall_sdk_demo._data import Example, Kind, generate
+from toolcall_sdk_demo._template import IM_END, render_chat
+from toolcall_sdk_demo._toolbox import ORDER_ID_PATTERN, tool_definition
 
 # Arguments whose value the request spells out and the model must copy exactly.
 COPIED_FIELDS: Final = ("city", "order_id", "customer_id", "amount_vnd", "due_date")
@@ -190,7 +190,7 @@ def predict_transformers(
     import torch
     from transformers import AutoModelForCausalLM
 
-    from toolcall_sdk.demo._train import load_tokenizer
+    from toolcall_sdk_demo._train import load_tokenizer
 
     tokenizer = load_tokenizer(model_dir)
     model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)

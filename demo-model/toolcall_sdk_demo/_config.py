@@ -15,7 +15,6 @@ from typing import Any, Final
 # Bump when the builder changes in a way the source digest cannot see (e.g. a dependency's
 # behaviour it relies on).
 BUILDER_VERSION: Final = 1
-SERVED_MODEL_NAME: Final = "toolcall-demo"
 # Files whose content is part of the build's identity: a changed generator, template or
 # training loop must not reuse a model built by the old one.
 _SOURCE_FILES: Final = (
