@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         Router,
     )
     from toolcall_sdk._schema import to_strict_schema
+    from toolcall_sdk._schema_tools import tool_from_openai
     from toolcall_sdk._tools import (
         Tool,
         tool,
@@ -129,6 +130,7 @@ _LAZY: dict[str, str] = {
     "Usage": "toolcall_sdk._results",
     "to_strict_schema": "toolcall_sdk._schema",
     "tool": "toolcall_sdk._tools",
+    "tool_from_openai": "toolcall_sdk._schema_tools",
 }
 
 
@@ -193,4 +195,5 @@ __all__ = [
     "__version__",
     "to_strict_schema",
     "tool",
+    "tool_from_openai",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, Generic, ParamSpec, TypeVar, overload
 
 import docstring_parser
@@ -190,12 +190,18 @@ def as_tool(item: object) -> Tool[..., Any]:
     """Coerce what a user passed in `tools=[...]` to a `Tool`."""
     if isinstance(item, Tool):
         return item
+    if isinstance(item, Mapping):
+        # An OpenAI tool definition (JSON Schema); imported here, it imports this module.
+        from toolcall_sdk._schema_tools import tool_from_openai
+
+        return tool_from_openai(item)
     if isinstance(item, type) and issubclass(item, BaseModel):
         return _build_tool(item, name=None, description=None, strict=None)
     if callable(item):
         return _build_tool(item, name=None, description=None, strict=None)
     raise ToolDefinitionError(
-        f"cannot use {item!r} as a tool: pass a function, a @tool object or a Pydantic model class"
+        f"cannot use {item!r} as a tool: pass a function, a @tool object, a Pydantic model "
+        'class or an OpenAI tool definition {"type": "function", "function": {...}}'
     )
 
 

@@ -59,6 +59,7 @@ EXPORTED = [
     "__version__",
     "to_strict_schema",
     "tool",
+    "tool_from_openai",
 ]
 
 
