@@ -6,7 +6,7 @@ model is built from the definition's `parameters` and holds JSON values as the m
 them: scalars are strict (`"5"` is not an integer; the deterministic repairs turn such
 lossless strings into numbers before validation), and a string `format` (`date`,
 `date-time`, `time`, `email`, `uri`, `uuid`, `ipv4`, `ipv6`) is checked but the value stays
-a string. So `arguments_dict(call.arguments)` gives back exactly what the schema describes.
+a string. So `arguments_dict(call.arguments)` gives back JSON the schema accepts.
 
 Supported: `type` (one or a list), `enum`, `const`, `nullable`, local `$ref` (`$defs`,
 `definitions`, `#`), `anyOf`/`oneOf` (as a union), `allOf` (merged), nested objects,
