@@ -263,32 +263,25 @@ class _Builder:
             return _choice(schema["enum"])
         kind = schema.get("type")
         if isinstance(kind, list):
-            options = [
-                self.base_annotation(name, {**schema, "type": k}, depth)
-                for k in kind
-                if k != "null"
-            ]
-            base = _union(options) if options else None
-            if "null" not in kind:
-                return base if base is not None else Any
-            return _optional(base)
-        for combinator in ("anyOf", "oneOf"):
-            variants = schema.get(combinator)
-            if kind is None and isinstance(variants, list) and variants:
-                return self.union_of(name, variants, depth)
-        if kind == "null":
-            return None
-        if kind == "string":
-            return _string(schema)
-        if kind in ("integer", "number"):
-            return _number(int if kind == "integer" else float, schema)
-        if kind == "boolean":
-            return Annotated[bool, Strict()]
+            return self.type_list(name, schema, kind, depth)
+        variants = schema.get("anyOf", schema.get("oneOf"))
+        if kind is None and isinstance(variants, list) and variants:
+            return self.union_of(name, variants, depth)
         if kind == "array":
             return self.array(name, schema, depth)
-        if kind == "object" or "properties" in schema:
+        if kind == "object" or (kind is None and "properties" in schema):
             return self.object(name, schema, depth)
-        return Any
+        return _scalar(kind, schema)
+
+    def type_list(self, name: str, schema: dict[str, Any], kinds: list[Any], depth: int) -> Any:
+        """`"type": ["string", "integer", "null"]`: a union, nullable when it names null."""
+        options = [
+            self.base_annotation(name, {**schema, "type": k}, depth) for k in kinds if k != "null"
+        ]
+        base = _union(options) if options else None
+        if "null" not in kinds:
+            return base if base is not None else Any
+        return _optional(base)
 
     def union_of(self, name: str, variants: list[Any], depth: int) -> Any:
         nullable = False
@@ -367,6 +360,18 @@ class _Builder:
             candidate = f"{name}{number}"
         self.names.add(candidate)
         return candidate
+
+
+def _scalar(kind: Any, schema: dict[str, Any]) -> Any:
+    if kind == "null":
+        return None
+    if kind == "string":
+        return _string(schema)
+    if kind in ("integer", "number"):
+        return _number(int if kind == "integer" else float, schema)
+    if kind == "boolean":
+        return Annotated[bool, Strict()]
+    return Any  # no type, or one JSON Schema does not define: any value
 
 
 def _string(schema: dict[str, Any]) -> Any:

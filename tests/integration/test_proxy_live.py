@@ -15,10 +15,16 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import cast
 
 import openai
 import pytest
+from openai._legacy_response import LegacyAPIResponse
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessageFunctionToolCall,
+)
 
 from toolcall_sdk.demo import SERVED_MODEL_NAME
 from toolcall_sdk.demo.tools import get_weather
@@ -27,7 +33,7 @@ from toolcall_sdk.proxy import create_app, serve_in_thread
 
 WEATHER = "What's the weather in Paris?"
 # The definition an openai-client user writes by hand: plain JSON Schema, no strict flag.
-WEATHER_TOOL: dict[str, Any] = get_weather.openai_schema(strict=False)
+WEATHER_TOOL = cast(ChatCompletionFunctionToolParam, get_weather.openai_schema(strict=False))
 
 
 def client(base_url: str) -> openai.OpenAI:
@@ -46,14 +52,13 @@ def proxy_to() -> Iterator[Callable[[Server], str]]:
         yield start
 
 
-def ask(base_url: str, **fields: Any) -> Any:
+def ask(base_url: str) -> LegacyAPIResponse[ChatCompletion]:
     return client(base_url).chat.completions.with_raw_response.create(
         model=SERVED_MODEL_NAME,
         messages=[{"role": "user", "content": WEATHER}],
         tools=[WEATHER_TOOL],
         temperature=0,
         max_tokens=200,
-        **fields,
     )
 
 
@@ -66,8 +71,9 @@ def test_wrong_parser_pair(wrong_parser_server: Server, proxy_to: Callable[[Serv
     through = raw.parse()
 
     [call] = through.choices[0].message.tool_calls or []
-    assert call.function.name == "get_weather"  # type: ignore[union-attr]
-    arguments = json.loads(call.function.arguments)  # type: ignore[union-attr]
+    assert isinstance(call, ChatCompletionMessageFunctionToolCall)
+    assert call.function.name == "get_weather"
+    arguments = json.loads(call.function.arguments)
     assert arguments["city"] == "Paris"
     assert arguments["unit"] in ("celsius", "fahrenheit")
     assert through.choices[0].finish_reason == "tool_calls"
@@ -82,7 +88,7 @@ def test_stream_through_the_proxy(demo_server: Server, proxy_to: Callable[[Serve
         client(base_url).chat.completions.create(
             model=SERVED_MODEL_NAME,
             messages=[{"role": "user", "content": WEATHER}],
-            tools=[WEATHER_TOOL],  # type: ignore[list-item]
+            tools=[WEATHER_TOOL],
             temperature=0,
             max_tokens=200,
             stream=True,
@@ -93,8 +99,9 @@ def test_stream_through_the_proxy(demo_server: Server, proxy_to: Callable[[Serve
         c for chunk in chunks if chunk.choices for c in chunk.choices[0].delta.tool_calls or []
     ]
     [call] = calls
-    assert call.function.name == "get_weather"  # type: ignore[union-attr]
-    assert json.loads(call.function.arguments)["city"] == "Paris"  # type: ignore[union-attr]
+    assert call.function is not None
+    assert call.function.name == "get_weather"
+    assert json.loads(call.function.arguments or "")["city"] == "Paris"
 
 
 def test_requests_without_tools_pass_through(

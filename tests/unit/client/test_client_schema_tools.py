@@ -15,7 +15,7 @@ from toolcall_sdk import (
 )
 from toolcall_sdk.testing import ScriptedModel, tool_call
 
-from .conftest import ClientFactory
+from ..conftest import ClientFactory
 
 AsyncFactory = Callable[..., AsyncToolCallClient]
 
@@ -48,7 +48,7 @@ def check_exchange(model: ScriptedModel) -> None:
     first, second = model.calls_for("call")
     for request in (first, second):
         assert request.tool_choice == {"type": "function", "function": {"name": "create_invoice"}}
-        [sent] = request.tools
+        [sent] = request.tools or []
         assert sent["function"]["strict"] is True
         assert sent["function"]["parameters"]["additionalProperties"] is False
     assert second.messages[-2]["role"] == "assistant"
@@ -139,7 +139,7 @@ def test_dict_and_decorated_tools_mix(make_client: ClientFactory, get_weather: A
     result = client.call("Weather in Oslo?")
 
     assert result.call.name == "get_weather"
-    assert [t["function"]["name"] for t in model.calls_for("call")[0].tools] == [
+    assert [t["function"]["name"] for t in model.calls_for("call")[0].tools or []] == [
         "create_invoice",
         "get_weather",
     ]

@@ -16,12 +16,14 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionMessageParam
+from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCallFunction
 
 from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import create_app, serve_in_thread
 from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
 
-WEATHER: dict[str, Any] = {
+WEATHER: ChatCompletionFunctionToolParam = {
     "type": "function",
     "function": {
         "name": "get_weather",
@@ -33,7 +35,7 @@ WEATHER: dict[str, Any] = {
         },
     },
 }
-ECHO: dict[str, Any] = {
+ECHO: ChatCompletionFunctionToolParam = {
     "type": "function",
     "function": {
         "name": "echo",
@@ -45,7 +47,7 @@ ECHO: dict[str, Any] = {
         },
     },
 }
-ASK = [{"role": "user", "content": "Weather in Oslo?"}]
+ASK: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Weather in Oslo?"}]
 
 
 async def no_sleep(seconds: float) -> None:
@@ -74,8 +76,8 @@ def test_stream_with_an_invalid_then_valid_call_parses_with_openai() -> None:
     with model.serve() as upstream, proxy(upstream) as base_url:
         stream = caller(base_url).chat.completions.create(
             model="m",
-            messages=ASK,  # type: ignore[arg-type]
-            tools=[WEATHER],  # type: ignore[list-item]
+            messages=ASK,
+            tools=[WEATHER],
             stream=True,
             stream_options={"include_usage": True},
         )
@@ -84,8 +86,8 @@ def test_stream_with_an_invalid_then_valid_call_parses_with_openai() -> None:
     deltas = [c.choices[0] for c in chunks if c.choices]
     assert deltas[0].delta.role == "assistant"
     calls = [call for d in deltas for call in d.delta.tool_calls or []]
-    assert [(c.index, c.id, c.function.name, c.function.arguments) for c in calls] == [  # type: ignore[union-attr]
-        (0, "call_2", "get_weather", '{"city": "Oslo"}')
+    assert [(c.index, c.id, c.function) for c in calls] == [
+        (0, "call_2", ChoiceDeltaToolCallFunction(name="get_weather", arguments='{"city": "Oslo"}'))
     ]
     assert deltas[-1].finish_reason == "tool_calls"
     assert chunks[-1].usage is not None
@@ -120,8 +122,8 @@ def test_stream_of_a_plain_answer_comes_as_it_is_written() -> None:
         parsed = list(
             caller(base_url).chat.completions.create(
                 model="m",
-                messages=ASK,  # type: ignore[arg-type]
-                tools=[WEATHER],  # type: ignore[list-item]
+                messages=ASK,
+                tools=[WEATHER],
                 tool_choice="none",
                 stream=True,
             )
@@ -148,8 +150,8 @@ def test_stream_retries_exhausted_is_an_http_error() -> None:
     ):
         caller(base_url).chat.completions.create(
             model="m",
-            messages=ASK,  # type: ignore[arg-type]
-            tools=[WEATHER],  # type: ignore[list-item]
+            messages=ASK,
+            tools=[WEATHER],
             stream=True,
         )
 
@@ -231,9 +233,9 @@ def test_failover_to_the_next_upstream() -> None:
         for _ in range(3):  # every start position of the rotation reaches the live one
             called = client.chat.completions.create(
                 model="m",
-                messages=ASK,  # type: ignore[arg-type]
-                tools=[WEATHER],  # type: ignore[list-item]
+                messages=ASK,
+                tools=[WEATHER],
             )
             assert called.choices[0].message.tool_calls
-            relayed = client.chat.completions.create(model="m", messages=ASK)  # type: ignore[arg-type]
+            relayed = client.chat.completions.create(model="m", messages=ASK)
             assert relayed.choices[0].message.content == "plain"
