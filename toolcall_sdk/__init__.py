@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         Usage,
     )
     from toolcall_sdk._schema import to_strict_schema
+    from toolcall_sdk._schema_tools import tool_from_openai
     from toolcall_sdk._tools import (
         Tool,
         tool,
@@ -45,12 +46,17 @@ if TYPE_CHECKING:
     from toolcall_sdk._transport import RetryPolicy
     from toolcall_sdk.errors import (
         AuthenticationError,
+        ClientClosedError,
         ContextLengthExceededError,
+        DeadlineExceededError,
+        EndpointNotFoundError,
+        InvalidArgumentError,
         MalformedResponseError,
         ModelNotFoundError,
         ModelRetry,
         RateLimitedError,
         RequestRejectedError,
+        ResponseTooLargeError,
         RouterError,
         ServerConnectionError,
         ServerError,
@@ -89,11 +95,15 @@ _LAZY: dict[str, str] = {
     "Attempt": "toolcall_sdk._results",
     "AttemptFailed": "toolcall_sdk.events",
     "AuthenticationError": "toolcall_sdk.errors",
+    "ClientClosedError": "toolcall_sdk.errors",
     "ContentDelta": "toolcall_sdk.events",
     "ContextLengthExceededError": "toolcall_sdk.errors",
+    "DeadlineExceededError": "toolcall_sdk.errors",
     "EmbeddingRouter": "toolcall_sdk.routing",
+    "EndpointNotFoundError": "toolcall_sdk.errors",
     "FieldError": "toolcall_sdk._results",
     "HybridRouter": "toolcall_sdk.routing",
+    "InvalidArgumentError": "toolcall_sdk.errors",
     "LLMRouter": "toolcall_sdk.routing",
     "MalformedResponseError": "toolcall_sdk.errors",
     "MissingDependencyError": "toolcall_sdk._extras",
@@ -104,6 +114,7 @@ _LAZY: dict[str, str] = {
     "RateLimitedError": "toolcall_sdk.errors",
     "RequestRejectedError": "toolcall_sdk.errors",
     "RequestSummary": "toolcall_sdk._results",
+    "ResponseTooLargeError": "toolcall_sdk.errors",
     "RetryPolicy": "toolcall_sdk._transport",
     "RouteDecision": "toolcall_sdk.routing",
     "Router": "toolcall_sdk.routing",
@@ -131,6 +142,7 @@ _LAZY: dict[str, str] = {
     "Usage": "toolcall_sdk._results",
     "to_strict_schema": "toolcall_sdk._schema",
     "tool": "toolcall_sdk._tools",
+    "tool_from_openai": "toolcall_sdk._schema_tools",
 }
 
 
@@ -153,11 +165,15 @@ __all__ = [
     "Attempt",
     "AttemptFailed",
     "AuthenticationError",
+    "ClientClosedError",
     "ContentDelta",
     "ContextLengthExceededError",
+    "DeadlineExceededError",
     "EmbeddingRouter",
+    "EndpointNotFoundError",
     "FieldError",
     "HybridRouter",
+    "InvalidArgumentError",
     "LLMRouter",
     "MalformedResponseError",
     "MissingDependencyError",
@@ -168,6 +184,7 @@ __all__ = [
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
+    "ResponseTooLargeError",
     "RetryPolicy",
     "RouteDecision",
     "Router",
@@ -196,4 +213,5 @@ __all__ = [
     "__version__",
     "to_strict_schema",
     "tool",
+    "tool_from_openai",
 ]

@@ -64,7 +64,8 @@ from toolcall_sdk._pipeline import (
 )
 from toolcall_sdk._results import ToolCallResult
 from toolcall_sdk._streaming import AnswerEvents
-from toolcall_sdk._tools import Tool, as_tool
+from toolcall_sdk._toolbox import as_tool
+from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.parsing import format_for

@@ -20,7 +20,7 @@ from toolcall_sdk._schema import openai_tool_entry
 if TYPE_CHECKING:
     import docstring_parser
 
-__all__ = ["Tool", "as_tool", "tool"]
+__all__ = ["Tool", "build_tool", "tool"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -164,7 +164,7 @@ def tool(
     def build(target: Callable[P, R] | type[BaseModel]) -> Tool[P, R]:
         # The decorating frame's locals resolve string annotations of classes defined
         # next to the function (inside a test or a factory function).
-        return _build_tool(
+        return build_tool(
             target,
             name=name,
             description=description,
@@ -174,7 +174,7 @@ def tool(
 
     if function is None:
         return build
-    return _build_tool(
+    return build_tool(
         function, name=name, description=description, strict=strict, localns=_caller_locals()
     )
 
@@ -188,20 +188,7 @@ def _caller_locals() -> dict[str, Any]:
         del frame
 
 
-def as_tool(item: object) -> Tool[..., Any]:
-    """Coerce what a user passed in `tools=[...]` to a `Tool`."""
-    if isinstance(item, Tool):
-        return item
-    if isinstance(item, type) and issubclass(item, BaseModel):
-        return _build_tool(item, name=None, description=None, strict=None)
-    if callable(item):
-        return _build_tool(item, name=None, description=None, strict=None)
-    raise ToolDefinitionError(
-        f"cannot use {item!r} as a tool: pass a function, a @tool object or a Pydantic model class"
-    )
-
-
-def _build_tool(
+def build_tool(
     target: Callable[..., Any] | type[BaseModel],
     *,
     name: str | None,

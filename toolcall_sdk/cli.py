@@ -25,7 +25,9 @@ app = typer.Typer(
         "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
         "doctor: diagnose a running server and say which flag fixes what.\n\n"
         "eval: run the pipeline ladder (auto, required, required+validate, full) on a case "
-        "file or BFCL categories and report the failure taxonomy."
+        "file or BFCL categories and report the failure taxonomy.\n\n"
+        "proxy: an OpenAI-compatible server in front of vLLM that gives every client the "
+        "validated, retried tool calls of the SDK."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -382,6 +384,80 @@ def eval_(
         _fail(exc, code=2)
     if code:
         raise typer.Exit(code=code)
+
+
+@app.command(
+    help=(
+        "Serve an OpenAI-compatible endpoint in front of UPSTREAM: chat requests with tools go "
+        "through the SDK's pipeline (route, forced call, recovery, validation against the "
+        "request's JSON Schema, hidden feedback retries); everything else is relayed byte for "
+        "byte. Point any OpenAI client's base_url at http://HOST:PORT/v1. See docs/proxy.md."
+    )
+)
+def proxy(
+    upstream: Annotated[
+        list[str],
+        typer.Option(
+            "--upstream",
+            help="The upstream's /v1 URL (repeat for failover across several servers).",
+            show_default=False,
+        ),
+    ],
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but loopback needs --api-key.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8100,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="TOOLCALL_PROXY_API_KEY",
+            help="Key callers must send as Authorization: Bearer KEY (never printed).",
+            show_default=False,
+        ),
+    ] = None,
+    upstream_api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="TOOLCALL_UPSTREAM_API_KEY",
+            help="Key sent to the upstream instead of the caller's Authorization.",
+            show_default=False,
+        ),
+    ] = None,
+    max_retries: Annotated[
+        int, typer.Option("--max-retries", help="Feedback retries after the first forced call.")
+    ] = 2,
+    router: Annotated[
+        str,
+        typer.Option(
+            help="How tool_choice='auto' is routed: llm (ask the model), always (force a call), "
+            "never (plain answer)."
+        ),
+    ] = "llm",
+    timeout: Annotated[float, typer.Option(help="Seconds per upstream request.")] = 120.0,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    from toolcall_sdk._extras import MissingDependencyError
+
+    try:
+        from toolcall_sdk.proxy import ProxyConfigError, serve_proxy
+    except MissingDependencyError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
+    try:
+        serve_proxy(
+            upstream,
+            host=host,
+            port=port,
+            log_level=log_level,
+            api_key=api_key,
+            upstream_api_key=upstream_api_key,
+            max_retries=max_retries,
+            router=router,
+            timeout=timeout,
+        )
+    except ProxyConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2) from exc
 
 
 def main() -> None:

@@ -17,11 +17,15 @@ EXPORTED = [
     "Attempt",
     "AttemptFailed",
     "AuthenticationError",
+    "ClientClosedError",
     "ContentDelta",
     "ContextLengthExceededError",
+    "DeadlineExceededError",
     "EmbeddingRouter",
+    "EndpointNotFoundError",
     "FieldError",
     "HybridRouter",
+    "InvalidArgumentError",
     "LLMRouter",
     "MalformedResponseError",
     "MissingDependencyError",
@@ -32,6 +36,7 @@ EXPORTED = [
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
+    "ResponseTooLargeError",
     "RetryPolicy",
     "RouteDecision",
     "Router",
@@ -60,6 +65,7 @@ EXPORTED = [
     "__version__",
     "to_strict_schema",
     "tool",
+    "tool_from_openai",
 ]
 
 
@@ -78,7 +84,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 19
+    assert len(errors) == 24
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from toolcall_sdk._errors import ToolCallError
-from toolcall_sdk._tools import Tool, as_tool
+from toolcall_sdk._toolbox import as_tool
+from toolcall_sdk._tools import Tool
 from toolcall_sdk.evals._schema_tool import tool_from_openai
 
 __all__ = [

@@ -1,0 +1,128 @@
+"""The proxy's options, declared once for `create_app` and `serve_proxy`, and their checks."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypedDict
+
+import httpx2
+
+from toolcall_sdk import RetryPolicy, ToolCallError
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "ROUTERS",
+    "ProxyConfig",
+    "ProxyConfigError",
+    "ProxyOptions",
+    "is_loopback",
+    "resolve_config",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8100
+# The routers a command line can name; an auto `tool_choice` goes through this one.
+ROUTERS = ("llm", "always", "never")
+# Distinct (tools, options, credential) combinations kept as ready clients. Agents reuse
+# one tool set per conversation, so a few hundred cover many concurrent applications.
+DEFAULT_MAX_CLIENTS = 256
+
+
+class ProxyConfigError(ToolCallError, ValueError):
+    """The proxy cannot start with these options (the message says which one to change)."""
+
+
+class ProxyOptions(TypedDict, total=False):
+    """The keyword options of `create_app` and `serve_proxy`.
+
+    Attributes:
+        api_key: The key callers must send (`Authorization: Bearer KEY`); required when
+            the proxy binds beyond loopback.
+        upstream_api_key: Sent to the upstream instead of the caller's `Authorization`.
+        max_retries: Feedback retries after the first forced call (as in the client).
+        router: How a request with `tool_choice` `"auto"` (or none) is routed: `"llm"`,
+            `"always"` or `"never"`.
+        timeout: Seconds per upstream request.
+        retry: Transport retries toward the upstream(s) (429, 5xx, dropped connections).
+        max_clients: Ready pipeline clients kept (one per tool set and options).
+        http_client: The `httpx2.AsyncClient` used toward the upstream (tests inject a
+            `ScriptedModel` transport here); the proxy then does not close it.
+    """
+
+    api_key: str | None
+    upstream_api_key: str | None
+    max_retries: int
+    router: str
+    timeout: float
+    retry: RetryPolicy | None
+    max_clients: int
+    http_client: httpx2.AsyncClient | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyConfig:
+    """Checked options of one proxy app."""
+
+    upstreams: tuple[str, ...]
+    api_key: str | None = None
+    upstream_api_key: str | None = None
+    max_retries: int = 2
+    router: str = "llm"
+    timeout: float = 120.0
+    retry: RetryPolicy | None = None
+    max_clients: int = DEFAULT_MAX_CLIENTS
+    http_client: httpx2.AsyncClient | None = None
+
+
+def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> ProxyConfig:
+    """Check the options and fix them in a `ProxyConfig`.
+
+    Raises:
+        ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
+            router, a negative retry count or a non-positive timeout.
+    """
+    upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
+    if not upstreams:
+        raise ProxyConfigError("give at least one --upstream, e.g. http://127.0.0.1:8000/v1")
+    for url in upstreams:
+        if not url.startswith(("http://", "https://")):
+            raise ProxyConfigError(
+                f"--upstream {url!r} is not an http(s) URL; give the server's /v1 URL, "
+                "e.g. http://127.0.0.1:8000/v1"
+            )
+    router = options.get("router", "llm")
+    if router not in ROUTERS:
+        raise ProxyConfigError(f"--router must be one of {', '.join(ROUTERS)} (got {router!r})")
+    max_retries = options.get("max_retries", 2)
+    if max_retries < 0:
+        raise ProxyConfigError(f"--max-retries must be 0 or more (got {max_retries})")
+    timeout = options.get("timeout", 120.0)
+    if timeout <= 0:
+        raise ProxyConfigError(f"--timeout must be positive (got {timeout})")
+    max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
+    if max_clients < 1:
+        raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
+    return ProxyConfig(
+        upstreams=tuple(url.rstrip("/") for url in upstreams),
+        api_key=options.get("api_key") or None,
+        upstream_api_key=options.get("upstream_api_key") or None,
+        max_retries=max_retries,
+        router=router,
+        timeout=timeout,
+        retry=options.get("retry"),
+        max_clients=max_clients,
+        http_client=options.get("http_client"),
+    )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
