@@ -22,11 +22,11 @@ started=$SECONDS
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-# The router extra brings torch: pin the CPU build (a CUDA wheel is gigabytes and unused here;
+# The router and embeds extras bring torch: pin the CPU build (a CUDA wheel is gigabytes and unused here;
 # this machine's pip finds torch-2.13.0+cpu in /opt/wheels). Elsewhere set TOOLCALL_TORCH_SPEC,
 # e.g. to "torch" on a GPU machine.
 TORCH_SPEC=${TOOLCALL_TORCH_SPEC:-torch==2.13.0+cpu}
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[dev,router]" "$TORCH_SPEC"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[dev,router,embeds]" "$TORCH_SPEC"
 # BFCL data for the router/eval tests: without its dependencies (they pull CUDA torch and
 # every provider SDK; the data loader needs none of them).
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "bfcl-eval==2026.3.23"

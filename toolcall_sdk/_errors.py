@@ -7,6 +7,7 @@ The tree::
     │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
+    ├── PromptEmbedsError              a prompt-embeddings tensor refused before sending
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
     └── TransportError                 the server could not be used; nothing was executed
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
@@ -37,6 +38,7 @@ __all__ = [
     "MalformedResponseError",
     "ModelNotFoundError",
     "ModelRetry",
+    "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "RouterError",
@@ -106,6 +108,26 @@ class ToolCallFailed(ToolCallError):
 
 class RouterError(ToolCallError):
     """A router failed or returned something that is not a decision."""
+
+
+class PromptEmbedsError(ToolCallError, ValueError):
+    """A prompt-embeddings tensor was refused before any request was sent.
+
+    Raised by `toolcall_sdk.embeds` and by the clients when a tensor has the wrong rank,
+    width, dtype or size, holds NaN or infinity, or does not fit the server's context: a
+    tensor of the wrong shape can crash a vLLM engine, so it never leaves the client.
+
+    Attributes:
+        where: Which tensor: `prompt_embeds`, or `messages[i].content[j]`.
+        shape: The tensor's shape, when it could be read.
+    """
+
+    def __init__(
+        self, message: str, *, where: str = "prompt_embeds", shape: tuple[int, ...] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.where = where
+        self.shape = shape
 
 
 class ToolExecutionError(ToolCallError):

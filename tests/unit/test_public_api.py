@@ -29,6 +29,7 @@ EXPORTED = [
     "ModelRetry",
     "NeverRouter",
     "Problem",
+    "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
@@ -77,7 +78,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 18
+    assert len(errors) == 19
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 
