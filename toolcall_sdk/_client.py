@@ -29,6 +29,7 @@ from typing import Any, Literal
 import httpx2
 import openai
 
+from toolcall_sdk._embeds_client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk._errors import (
     MalformedResponseError,
     ModelRetry,
@@ -100,6 +101,7 @@ class _ClientCore:
         default_headers: Mapping[str, str] | None,
         recover: bool,
         tool_choice: ToolChoice,
+        hidden_size: int | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
@@ -151,6 +153,13 @@ class _ClientCore:
         self._on_escalate = on_escalate
         self._default_headers = dict(default_headers or {})
         self._next_endpoint = itertools.count()
+        self._embeds = EmbedsSupport(
+            model=model,
+            hidden_size=hidden_size,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            extra_body=extra_body,
+        )
 
     @property
     def model(self) -> str:
@@ -326,6 +335,10 @@ class ToolCallClient(_ClientCore):
             text answer with no call in it is fed back as `no_tool_call` and retried.
         openai_client: Your own `openai.OpenAI`; used with its retries switched off.
         http_client: An `httpx2.Client` for the openai client (proxies, tests).
+        hidden_size: The served model's hidden size: `prompt_embeds` content parts and
+            `complete_embeds()` tensors of another width are refused before sending
+            (`PromptEmbedsError`). When None it is read from the model's `config.json` if
+            the server's model folder is on this machine; see docs/prompt-embeds.md.
     """
 
     def __init__(
@@ -351,6 +364,7 @@ class ToolCallClient(_ClientCore):
         tool_choice: ToolChoice = "required",
         openai_client: openai.OpenAI | None = None,
         http_client: httpx2.Client | None = None,
+        hidden_size: int | None = None,
     ) -> None:
         if openai_client is not None and base_url is None:
             base_url = str(openai_client.base_url)
@@ -373,6 +387,7 @@ class ToolCallClient(_ClientCore):
             default_headers=default_headers,
             recover=recover,
             tool_choice=tool_choice,
+            hidden_size=hidden_size,
         )
         if openai_client is not None:
             # One component counts attempts: the openai client's own retries are off.
@@ -407,6 +422,7 @@ class ToolCallClient(_ClientCore):
             ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
             TransportError: The server could not be used.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return _final(self._events(steps, stream=stream, live=False))
 
@@ -418,6 +434,7 @@ class ToolCallClient(_ClientCore):
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=True, context=context)
         return _final(self._events(steps, stream=stream, live=False))
 
@@ -444,8 +461,48 @@ class ToolCallClient(_ClientCore):
                 the last `AttemptFailed`), unless `on_escalate` gives a result.
             TransportError: The server could not be used.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return self._events(steps, stream=True, live=True)
+
+    def complete_embeds(
+        self,
+        prompt_embeds: Any,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: str | Sequence[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> EmbedsCompletion:
+        """Complete a prompt given as embeddings, through the Completions API.
+
+        No chat template is applied: the tensor must embed the whole templated prompt
+        (`toolcall_sdk.embeds.templated_embeds`). It is checked first (see `hidden_size`).
+
+        Args:
+            prompt_embeds: A `(num_tokens, hidden_size)` tensor, or its wire string.
+            max_tokens: Token limit of the answer (default: the client's).
+            temperature: Sampling temperature (default: the client's).
+            stop: Stop sequences.
+            extra_body: Extra request fields, over the client's.
+
+        Returns:
+            The completion: `.text`, `.finish_reason`, `.usage`.
+
+        Raises:
+            PromptEmbedsError: The tensor was refused; nothing was sent.
+            TransportError: The server could not be used.
+        """
+        return self._embeds.complete(
+            self._clients,
+            self._base_urls,
+            self._retry,
+            prompt_embeds,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            extra_body=extra_body,
+        )
 
     def close(self) -> None:
         """Close the HTTP connections."""
@@ -593,6 +650,7 @@ class AsyncToolCallClient(_ClientCore):
         tool_choice: ToolChoice = "required",
         openai_client: openai.AsyncOpenAI | None = None,
         http_client: httpx2.AsyncClient | None = None,
+        hidden_size: int | None = None,
     ) -> None:
         if openai_client is not None and base_url is None:
             base_url = str(openai_client.base_url)
@@ -615,6 +673,7 @@ class AsyncToolCallClient(_ClientCore):
             default_headers=default_headers,
             recover=recover,
             tool_choice=tool_choice,
+            hidden_size=hidden_size,
         )
         if openai_client is not None:
             self._clients = [openai_client.with_options(max_retries=0)]
@@ -635,6 +694,7 @@ class AsyncToolCallClient(_ClientCore):
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.call`."""
+        await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return await _afinal(self._events(steps, stream=stream, live=False))
 
@@ -642,6 +702,7 @@ class AsyncToolCallClient(_ClientCore):
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.run`."""
+        await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=True, context=context)
         return await _afinal(self._events(steps, stream=stream, live=False))
 
@@ -650,7 +711,29 @@ class AsyncToolCallClient(_ClientCore):
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
         steps = self._flow(messages, execute=False, context=context)
-        return self._events(steps, stream=True, live=True)
+        events = self._events(steps, stream=True, live=True)
+        return self._embeds.guarded(messages, self._clients[0], events)
+
+    async def complete_embeds(
+        self,
+        prompt_embeds: Any,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: str | Sequence[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> EmbedsCompletion:
+        """Async `ToolCallClient.complete_embeds`."""
+        return await self._embeds.acomplete(
+            self._clients,
+            self._base_urls,
+            self._retry,
+            prompt_embeds,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            extra_body=extra_body,
+        )
 
     async def close(self) -> None:
         """Close the HTTP connections."""
