@@ -16,6 +16,7 @@ __all__ = [
     "MAX_TENSOR_BYTES",
     "check_fits",
     "check_tensor",
+    "check_width",
     "dtype_name",
 ]
 
@@ -85,14 +86,7 @@ def check_tensor(
             where=where,
             shape=shape,
         )
-    if hidden_size is not None and hidden != hidden_size:
-        raise PromptEmbedsError(
-            f"{where}: expected shape (num_tokens, {hidden_size}), got {shape}: the served "
-            f"model's hidden size is {hidden_size}. Embed the prompt with that model's own "
-            "embedding matrix",
-            where=where,
-            shape=shape,
-        )
+    check_width(shape, hidden_size, where=where)
     size = num_tokens * hidden * int(tensor.element_size())
     if size > max_bytes:
         raise PromptEmbedsError(
@@ -109,6 +103,22 @@ def check_tensor(
             shape=shape,
         )
     return num_tokens, hidden
+
+
+def check_width(shape: tuple[int, ...], hidden_size: int | None, *, where: str) -> None:
+    """Refuse a `(num_tokens, hidden)` shape whose width is not the served model's.
+
+    Raises:
+        PromptEmbedsError: `hidden` differs from `hidden_size` (None: nothing to check).
+    """
+    if hidden_size is not None and shape[-1] != hidden_size:
+        raise PromptEmbedsError(
+            f"{where}: expected shape (num_tokens, {hidden_size}), got {shape}: the served "
+            f"model's hidden size is {hidden_size}. Embed the prompt with that model's own "
+            "embedding matrix",
+            where=where,
+            shape=shape,
+        )
 
 
 def check_fits(

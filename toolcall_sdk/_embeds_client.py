@@ -18,9 +18,14 @@ from typing import Any
 
 import openai
 
-from toolcall_sdk._embeds_checks import MAX_TENSOR_BYTES, check_fits, check_tensor
+from toolcall_sdk._embeds_checks import (
+    MAX_TENSOR_BYTES,
+    check_fits,
+    check_tensor,
+    check_width,
+)
 from toolcall_sdk._embeds_codec import decode, encode
-from toolcall_sdk._embeds_guard import check_messages, has_prompt_embeds
+from toolcall_sdk._embeds_guard import PartShape, check_shapes, has_prompt_embeds, read_parts
 from toolcall_sdk._embeds_model import ServedLimits, hidden_size_of, served_limits
 from toolcall_sdk._errors import MalformedResponseError
 from toolcall_sdk._results import Usage
@@ -98,20 +103,26 @@ class EmbedsSupport:
     # -- the chat guard -------------------------------------------------------------------
 
     def check(self, messages: Any, client: openai.OpenAI) -> None:
-        """Refuse messages whose embeddings this server cannot take; no I/O without any."""
+        """Refuse messages whose embeddings this server cannot take; no I/O without any.
+
+        A tensor that is wrong whatever the server (rank, dtype, values, the width given
+        by the user) is refused before the server's limits are asked for.
+        """
         if not has_prompt_embeds(messages):
             return
+        shapes = read_parts(messages, hidden_size=self._hidden_size, max_bytes=self._max_bytes)
         if self._limits is None:
             self._learn(self._fetch(client))
-        self._check_messages(messages)
+        self._check_shapes(shapes)
 
     async def acheck(self, messages: Any, client: openai.AsyncOpenAI) -> None:
         """`check()` for the async client."""
         if not has_prompt_embeds(messages):
             return
+        shapes = read_parts(messages, hidden_size=self._hidden_size, max_bytes=self._max_bytes)
         if self._limits is None:
             self._learn(await self._afetch(client))
-        self._check_messages(messages)
+        self._check_shapes(shapes)
 
     def guarded(
         self, messages: Any, client: openai.AsyncOpenAI, events: AsyncIterator[Any]
@@ -139,9 +150,10 @@ class EmbedsSupport:
         **options: Any,
     ) -> EmbedsCompletion:
         """Check `prompt_embeds` and send it to `/v1/completions`; see `complete_embeds()`."""
+        data, shape = self._read_prompt(prompt_embeds)
         if self._limits is None:
             self._learn(self._fetch(clients[0]))
-        kwargs = self._completion_kwargs(prompt_embeds, **options)
+        kwargs = self._completion_kwargs(data, shape, **options)
         tries = 0
         started = time.monotonic()
 
@@ -166,9 +178,10 @@ class EmbedsSupport:
         **options: Any,
     ) -> EmbedsCompletion:
         """`complete()` for the async client."""
+        data, shape = self._read_prompt(prompt_embeds)
         if self._limits is None:
             self._learn(await self._afetch(clients[0]))
-        kwargs = self._completion_kwargs(prompt_embeds, **options)
+        kwargs = self._completion_kwargs(data, shape, **options)
         tries = 0
         started = time.monotonic()
 
@@ -186,9 +199,19 @@ class EmbedsSupport:
 
     # -- shared, I/O-free -----------------------------------------------------------------
 
+    def _read_prompt(self, prompt_embeds: Any) -> tuple[str, tuple[int, int]]:
+        """The wire string and shape of a tensor (or wire string) that passed the checks."""
+        if isinstance(prompt_embeds, str):
+            tensor = decode(prompt_embeds, max_bytes=self._max_bytes, where="prompt_embeds")
+            shape = check_tensor(tensor, hidden_size=self._hidden_size, max_bytes=self._max_bytes)
+            return prompt_embeds, shape
+        data = encode(prompt_embeds, hidden_size=self._hidden_size, max_bytes=self._max_bytes)
+        return data, (int(prompt_embeds.shape[0]), int(prompt_embeds.shape[1]))
+
     def _completion_kwargs(
         self,
-        prompt_embeds: Any,
+        data: str,
+        shape: tuple[int, int],
         *,
         max_tokens: int | None = None,
         temperature: float | None = None,
@@ -196,16 +219,8 @@ class EmbedsSupport:
         extra_body: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         max_tokens = max_tokens if max_tokens is not None else self._max_tokens
-        if isinstance(prompt_embeds, str):
-            tensor = decode(prompt_embeds, max_bytes=self._max_bytes, where="prompt_embeds")
-            tokens, _ = check_tensor(
-                tensor, hidden_size=self.hidden_size, max_bytes=self._max_bytes
-            )
-            data = prompt_embeds
-        else:
-            data = encode(prompt_embeds, hidden_size=self.hidden_size, max_bytes=self._max_bytes)
-            tokens = int(prompt_embeds.shape[0])
-        check_fits(tokens, max_model_len=self.max_model_len, max_tokens=max_tokens)
+        check_width(shape, self._hidden_size, where="prompt_embeds")
+        check_fits(shape[0], max_model_len=self.max_model_len, max_tokens=max_tokens)
         self._warn_unchecked_width()
         # The openai client has no `prompt_embeds` argument; vLLM reads it from the body and
         # takes a null `prompt` when embeddings are given.
@@ -220,13 +235,12 @@ class EmbedsSupport:
         kwargs["extra_body"] = {**self._extra_body, **(extra_body or {}), "prompt_embeds": data}
         return kwargs
 
-    def _check_messages(self, messages: Any) -> None:
-        check_messages(
-            messages,
-            self.hidden_size,
-            self.max_model_len,
+    def _check_shapes(self, shapes: list[PartShape]) -> None:
+        check_shapes(
+            shapes,
+            hidden_size=self._hidden_size,
+            max_model_len=self.max_model_len,
             max_tokens=self._max_tokens,
-            max_bytes=self._max_bytes,
         )
         self._warn_unchecked_width()
 

@@ -9,20 +9,37 @@ Messages without such parts pass without torch being imported.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from toolcall_sdk._embeds_checks import MAX_TENSOR_BYTES, check_fits, check_tensor
+from toolcall_sdk._embeds_checks import MAX_TENSOR_BYTES, check_fits, check_tensor, check_width
 from toolcall_sdk._embeds_codec import decode
 from toolcall_sdk._errors import PromptEmbedsError
 
-__all__ = ["PART_TYPE", "EmbedsPart", "check_messages", "find_parts", "has_prompt_embeds"]
+__all__ = [
+    "PART_TYPE",
+    "EmbedsPart",
+    "PartShape",
+    "check_messages",
+    "check_shapes",
+    "find_parts",
+    "has_prompt_embeds",
+    "read_parts",
+]
 
 PART_TYPE = "prompt_embeds"
 """The content-part `type` vLLM expands into embedded tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartShape:
+    """The `(num_tokens, hidden)` shape of a part that passed the tensor checks."""
+
+    where: str
+    shape: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +98,21 @@ def check_messages(
         PromptEmbedsError: A part is not a valid tensor for this server, or the embedded
             tokens alone leave no room for the answer.
     """
-    total = 0
+    shapes = read_parts(messages, hidden_size=hidden_size, max_bytes=max_bytes)
+    return check_shapes(
+        shapes, hidden_size=hidden_size, max_model_len=max_model_len, max_tokens=max_tokens
+    )
+
+
+def read_parts(
+    messages: Any, *, hidden_size: int | None = None, max_bytes: int = MAX_TENSOR_BYTES
+) -> list[PartShape]:
+    """Decode every `prompt_embeds` part and run the checks that need no server limits.
+
+    Raises:
+        PromptEmbedsError: A part that is not a valid prompt-embeddings tensor.
+    """
+    shapes: list[PartShape] = []
     for part in find_parts(messages):
         if not isinstance(part.data, str):
             kind = "nothing" if part.data is None else type(part.data).__name__
@@ -91,10 +122,26 @@ def check_messages(
                 where=part.where,
             )
         tensor = decode(part.data, max_bytes=max_bytes, where=part.where)
-        tokens, _ = check_tensor(
-            tensor, hidden_size=hidden_size, max_bytes=max_bytes, where=part.where
-        )
-        total += tokens
+        shape = check_tensor(tensor, hidden_size=hidden_size, max_bytes=max_bytes, where=part.where)
+        shapes.append(PartShape(part.where, shape))
+    return shapes
+
+
+def check_shapes(
+    shapes: Sequence[PartShape],
+    *,
+    hidden_size: int | None,
+    max_model_len: int | None,
+    max_tokens: int | None,
+) -> int:
+    """The width and length checks over parts already read; return their tokens in total.
+
+    Raises:
+        PromptEmbedsError: A part of another width, or too many embedded tokens.
+    """
+    for item in shapes:
+        check_width(item.shape, hidden_size, where=item.where)
+    total = sum(item.shape[0] for item in shapes)
     if total:
         check_fits(
             total, max_model_len=max_model_len, max_tokens=max_tokens, where="messages", exact=False
