@@ -116,6 +116,14 @@ def decode(data: str | bytes, *, max_bytes: int = MAX_TENSOR_BYTES, where: str =
         raise PromptEmbedsError(
             f"{where}: the bytes hold a {type(loaded).__name__}, not a tensor", where=where
         )
+    size = loaded.numel() * loaded.element_size()
+    if size > max_bytes:
+        raise PromptEmbedsError(
+            f"{where}: the tensor holds {size} bytes, over the {max_bytes} byte limit; raise "
+            "max_bytes= if this is intended",
+            where=where,
+            shape=tuple(int(n) for n in loaded.shape),
+        )
     return loaded
 
 
