@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 
 from toolcall_sdk._transport import error_body_message
+from toolcall_sdk.doctor._embeds_probe import check_prompt_embeds
 from toolcall_sdk.doctor._findings import Report
 from toolcall_sdk.doctor._markup import detect_markup
 
@@ -113,6 +114,7 @@ def run_doctor(
     timeout: float = 120.0,
     http_client: httpx2.Client | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    hidden_size: int | None = None,
 ) -> Report:
     """Probe a running OpenAI-compatible server and report what works for tool calling.
 
@@ -123,6 +125,8 @@ def run_doctor(
         timeout: Seconds per request (the first strict call compiles a grammar).
         http_client: An `httpx2.Client` to use (tests pass the scripted model's).
         clock: Time source for the latency figures.
+        hidden_size: The model's hidden size, to probe prompt embeddings with a tensor of
+            the right width (read from the model's config.json when it is on this machine).
 
     Returns:
         The report; `report.exit_code` is non-zero when a check failed.
@@ -149,6 +153,7 @@ def run_doctor(
         _check_forced(session, report, parser, named=True)
         _check_template(session, report)
         _check_grammar_latency(session, report)
+        check_prompt_embeds(http, base_url, chosen, report, hidden_size=hidden_size)
         return report
     finally:
         if owned:
