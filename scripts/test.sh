@@ -22,9 +22,9 @@ started=$SECONDS
 if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
 fi
-# The router and embeds extras bring torch: pin the CPU build (a CUDA wheel is gigabytes and unused here;
-# this machine's pip finds torch-2.13.0+cpu in /opt/wheels). Elsewhere set TOOLCALL_TORCH_SPEC,
-# e.g. to "torch" on a GPU machine.
+# The router and embeds extras bring torch: pin the CPU build (a CUDA wheel is gigabytes and
+# unused here; this machine's pip finds torch-2.13.0+cpu in /opt/wheels). Elsewhere set
+# TOOLCALL_TORCH_SPEC, e.g. to "torch" on a GPU machine.
 TORCH_SPEC=${TOOLCALL_TORCH_SPEC:-torch==2.13.0+cpu}
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[dev,router,embeds]" "$TORCH_SPEC"
 # BFCL data for the router/eval tests: without its dependencies (they pull CUDA torch and
