@@ -266,16 +266,14 @@ class EmbedsSupport:
         try:
             page = client.models.list()
         except (openai.APIError, ValueError) as exc:
-            logger.debug("GET /models failed (%s); max_model_len is not checked", exc)
-            return None
+            return _unanswered(exc)
         return self._limits_from(page)
 
     async def _afetch(self, client: openai.AsyncOpenAI) -> ServedLimits | None:
         try:
             page = await client.models.list()
         except (openai.APIError, ValueError) as exc:
-            logger.debug("GET /models failed (%s); max_model_len is not checked", exc)
-            return None
+            return _unanswered(exc)
         return self._limits_from(page)
 
     def _limits_from(self, page: Any) -> ServedLimits:
@@ -289,6 +287,14 @@ class EmbedsSupport:
             )
         url = base_urls[(max(tries, 1) - 1) % len(base_urls)]
         return translate_error(exc, base_url=url, model=self._model, tries=tries)
+
+
+def _unanswered(exc: Exception) -> ServedLimits | None:
+    """What a failed `GET /models` tells: nothing, for good (an HTTP answer) or for now."""
+    logger.debug("GET /models failed (%s); max_model_len is not checked", exc)
+    # A server that answers with an error status has no such list: do not ask it again. A
+    # connection that failed may work next time (the request itself will say if not).
+    return ServedLimits() if isinstance(exc, openai.APIStatusError) else None
 
 
 def _read_completion(completion: Any, latency: float) -> EmbedsCompletion:

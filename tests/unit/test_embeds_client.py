@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
 from toolcall_sdk import (
@@ -362,3 +363,35 @@ def test_hidden_size_must_be_a_positive_int(value: Any) -> None:
     model = ScriptedModel([])
     with pytest.raises(ValueError, match="hidden_size must be a positive int"):
         ToolCallClient(base_url=model.base_url, model="m", hidden_size=value)
+
+
+async def test_a_server_without_a_model_list_is_asked_once(twin: Twin, get_weather: Any) -> None:
+    model = scripted([tool_call("get_weather", {"city": "Hue"})] * 2)
+    inner = model.transport()
+    asked: list[str] = []
+
+    def no_models(request: httpx2.Request) -> httpx2.Response:
+        if request.url.path.endswith("/models"):  # e.g. a proxy that lists no models
+            asked.append(request.url.path)
+            return httpx2.Response(404, json={"error": {"message": "Not Found"}})
+        return inner.handle_request(request)
+
+    transport = httpx2.MockTransport(no_models)
+    options: dict[str, Any] = {
+        "base_url": model.base_url,
+        "model": "test-model",
+        "tools": [get_weather],
+        "router": "always",
+        "hidden_size": HIDDEN,
+    }
+    client: Any = (
+        ToolCallClient(http_client=httpx2.Client(transport=transport), **options)
+        if twin.kind == "sync"
+        else AsyncToolCallClient(http_client=httpx2.AsyncClient(transport=transport), **options)
+    )
+
+    await twin.call(client, user(part(tensor(2))))
+    await twin.call(client, user(part(tensor(2))))
+
+    assert asked == ["/v1/models"]
+    assert paths(model) == ["POST /v1/chat/completions", "POST /v1/chat/completions"]
