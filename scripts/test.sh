@@ -36,9 +36,10 @@ pip_() { "$VENV/bin/python" -m pip --disable-pip-version-check "$@"; }
 if [ "$UNIT_ONLY" = 1 ]; then
     pip_ install --quiet -e ".[dev]" -e ./demo-model
 else
-    # The router extra brings torch: its CPU build first (see the script for the fallbacks).
+    # The router and embeds extras bring torch: its CPU build first (see the script for the
+    # fallbacks).
     ./scripts/install-torch-cpu.sh "$VENV/bin/python"
-    pip_ install --quiet -e ".[dev,router]" -e ./demo-model
+    pip_ install --quiet -e ".[dev,router,embeds]" -e ./demo-model
 fi
 # BFCL data for the router/eval tests: without its dependencies (they pull CUDA torch and
 # every provider SDK; the data loader needs none of them).

@@ -27,6 +27,7 @@ from collections.abc import (
     Generator,
     Iterable,
     Iterator,
+    Mapping,
     Sequence,
 )
 from typing import Any, NamedTuple, Unpack, assert_never
@@ -68,6 +69,7 @@ from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
+from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.parsing import format_for
 from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 
@@ -129,6 +131,13 @@ class _ClientCore:
         self._next_endpoint = itertools.count()
         self._deadline = o["deadline"]
         self._max_bytes = o["max_response_bytes"]
+        self._embeds = EmbedsSupport(
+            model=model,
+            hidden_size=o["hidden_size"],
+            max_tokens=o["max_tokens"],
+            temperature=o["temperature"],
+            extra_body=o["extra_body"],
+        )
 
     @property
     def model(self) -> str:
@@ -314,6 +323,10 @@ class ToolCallClient(_ClientCore):
             text answer with no call in it is fed back as `no_tool_call` and retried.
         openai_client: Your own `openai.OpenAI`; used with its retries switched off.
         http_client: An `httpx2.Client` for the openai client (proxies, tests).
+        hidden_size: The served model's hidden size: `prompt_embeds` content parts and
+            `complete_embeds()` tensors of another width are refused before sending
+            (`PromptEmbedsError`). When None it is read from the model's `config.json` if
+            the server's model folder is on this machine; see docs/prompt-embeds.md.
     """
 
     def __init__(
@@ -361,6 +374,7 @@ class ToolCallClient(_ClientCore):
             ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
             TransportError: The server could not be used.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return _final(self._events(steps, stream=stream, live=False))
 
@@ -372,6 +386,7 @@ class ToolCallClient(_ClientCore):
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=True, context=context)
         return _final(self._events(steps, stream=stream, live=False))
 
@@ -398,8 +413,48 @@ class ToolCallClient(_ClientCore):
                 the last `AttemptFailed`), unless `on_escalate` gives a result.
             TransportError: The server could not be used.
         """
+        self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return self._events(steps, stream=True, live=True)
+
+    def complete_embeds(
+        self,
+        prompt_embeds: Any,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: str | Sequence[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> EmbedsCompletion:
+        """Complete a prompt given as embeddings, through the Completions API.
+
+        No chat template is applied: the tensor must embed the whole templated prompt
+        (`toolcall_sdk.embeds.templated_embeds`). It is checked first (see `hidden_size`).
+
+        Args:
+            prompt_embeds: A `(num_tokens, hidden_size)` tensor, or its wire string.
+            max_tokens: Token limit of the answer (default: the client's).
+            temperature: Sampling temperature (default: the client's).
+            stop: Stop sequences.
+            extra_body: Extra request fields, over the client's.
+
+        Returns:
+            The completion: `.text`, `.finish_reason`, `.usage`.
+
+        Raises:
+            PromptEmbedsError: The tensor was refused; nothing was sent.
+            TransportError: The server could not be used.
+        """
+        return self._embeds.complete(
+            self._clients,
+            self._base_urls,
+            self._retry,
+            prompt_embeds,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            extra_body=extra_body,
+        )
 
     def close(self) -> None:
         """Close the HTTP connections; the client cannot be used afterwards."""
@@ -563,6 +618,7 @@ class AsyncToolCallClient(_ClientCore):
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.call`."""
+        await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
         return await _afinal(self._events(steps, stream=stream, live=False))
 
@@ -570,6 +626,7 @@ class AsyncToolCallClient(_ClientCore):
         self, messages: MessagesInput, *, stream: bool = False, context: Any = None
     ) -> ToolCallResult:
         """Async `ToolCallClient.run`."""
+        await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=True, context=context)
         return await _afinal(self._events(steps, stream=stream, live=False))
 
@@ -578,7 +635,29 @@ class AsyncToolCallClient(_ClientCore):
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
         steps = self._flow(messages, execute=False, context=context)
-        return self._events(steps, stream=True, live=True)
+        events = self._events(steps, stream=True, live=True)
+        return self._embeds.guarded(messages, self._clients[0], events)
+
+    async def complete_embeds(
+        self,
+        prompt_embeds: Any,
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stop: str | Sequence[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> EmbedsCompletion:
+        """Async `ToolCallClient.complete_embeds`."""
+        return await self._embeds.acomplete(
+            self._clients,
+            self._base_urls,
+            self._retry,
+            prompt_embeds,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
+            extra_body=extra_body,
+        )
 
     async def close(self) -> None:
         """Close the HTTP connections; the client cannot be used afterwards."""

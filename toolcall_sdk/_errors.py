@@ -10,6 +10,7 @@ The tree::
     │   └── ToolValidatorError         a tool's validator crashed on a call (a bug in the tool)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
+    ├── PromptEmbedsError              a prompt-embeddings tensor refused before sending
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
     └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
@@ -49,6 +50,7 @@ __all__ = [
     "MalformedResponseError",
     "ModelNotFoundError",
     "ModelRetry",
+    "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "ResponseTooLargeError",
@@ -151,6 +153,26 @@ class ToolCallFailed(ToolCallError):
 
 class RouterError(ToolCallError):
     """A router failed or returned something that is not a decision."""
+
+
+class PromptEmbedsError(ToolCallError, ValueError):
+    """A prompt-embeddings tensor was refused before any request was sent.
+
+    Raised by `toolcall_sdk.embeds` and by the clients when a tensor has the wrong rank,
+    width, dtype or size, holds NaN or infinity, or does not fit the server's context: a
+    tensor of the wrong shape can crash a vLLM engine, so it never leaves the client.
+
+    Attributes:
+        where: Which tensor: `prompt_embeds`, or `messages[i].content[j]`.
+        shape: The tensor's shape, when it could be read.
+    """
+
+    def __init__(
+        self, message: str, *, where: str = "prompt_embeds", shape: tuple[int, ...] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.where = where
+        self.shape = shape
 
 
 class ToolExecutionError(ToolCallError):

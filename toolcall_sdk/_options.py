@@ -68,6 +68,7 @@ class ClientOptions(TypedDict, total=False):
     tool_choice: ToolChoice
     deadline: float
     max_response_bytes: int
+    hidden_size: int | None
 
 
 DEFAULTS: ClientOptions = {
@@ -89,6 +90,7 @@ DEFAULTS: ClientOptions = {
     "tool_choice": "required",
     "deadline": DEFAULT_DEADLINE,
     "max_response_bytes": MAX_RESPONSE_BYTES,
+    "hidden_size": None,
 }
 
 
@@ -113,6 +115,7 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     _check_number("timeout", resolved["timeout"], positive=True)
     _check_number("deadline", resolved["deadline"], positive=True)
     _check_int("max_response_bytes", resolved["max_response_bytes"], minimum=1024)
+    _check_int("hidden_size", resolved["hidden_size"], minimum=1, optional=True)
     for name in ("strict", "recover"):
         if not isinstance(resolved[name], bool):
             raise InvalidArgumentError(f"{name} must be True or False (got {resolved[name]!r})")

@@ -270,6 +270,11 @@ def _hint(message: str) -> str:
         return ". The server does not accept this tool_choice; check that vLLM is >= 0.8.3"
     if "strict" in message:
         return ". The server rejects strict tool schemas: pass strict=False to the client"
+    if "enable-prompt-embeds" in message or "enable_prompt_embeds" in message:
+        return (
+            ". The server does not accept prompt embeddings: start vLLM with "
+            "--enable-prompt-embeds (trusted clients only)"
+        )
     return ""
 
 

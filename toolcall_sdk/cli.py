@@ -243,12 +243,21 @@ def doctor(
         None, "--api-key", envvar=API_KEY_ENV, help="The server's --api-key."
     ),
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request."),
+    hidden_size: int | None = typer.Option(
+        None,
+        "--hidden-size",
+        min=1,
+        help="The model's hidden size, to probe prompt embeddings (read from the model's "
+        "config.json when its folder is on this machine).",
+    ),
 ) -> None:
     from rich.console import Console
 
     from toolcall_sdk.doctor import render_report, run_doctor
 
-    report = run_doctor(base_url, model=model, api_key=api_key, timeout=timeout)
+    report = run_doctor(
+        base_url, model=model, api_key=api_key, timeout=timeout, hidden_size=hidden_size
+    )
     render_report(report, Console(width=140))
     raise typer.Exit(code=report.exit_code)
 

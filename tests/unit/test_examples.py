@@ -48,3 +48,16 @@ def test_escalation_runs_nothing() -> None:
     ).stdout
     assert "stage-2 requests: 3, business executions: 0" in out
     assert "A person will take over" in out
+
+
+def test_prompt_embeds_example_refuses_without_sending() -> None:
+    pytest.importorskip("torch", reason="the example needs the embeds extra (torch)")
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    path = next(p for p in EXAMPLES if p.name == "prompt_embeds.py")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "chat call: get_weather(" in out
+    assert "completion from 10 embedded tokens: ' It is sunny in Oslo.'" in out
+    assert "expected shape (num_tokens, 16), got (3, 12)" in out
+    assert "requests sent for it: 0" in out

@@ -33,6 +33,7 @@ EXPORTED = [
     "ModelRetry",
     "NeverRouter",
     "Problem",
+    "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
@@ -84,7 +85,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 24
+    assert len(errors) == 25
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 

@@ -18,6 +18,7 @@ import httpx2
 
 from toolcall_sdk._families import UnknownFamilyError, resolve_family
 from toolcall_sdk._transport import error_body_message
+from toolcall_sdk.doctor._embeds_probe import check_prompt_embeds
 from toolcall_sdk.doctor._findings import Report
 from toolcall_sdk.doctor._markup import detect_markup
 
@@ -114,6 +115,7 @@ def run_doctor(
     timeout: float = 120.0,
     http_client: httpx2.Client | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    hidden_size: int | None = None,
 ) -> Report:
     """Probe a running OpenAI-compatible server and report what works for tool calling.
 
@@ -124,6 +126,8 @@ def run_doctor(
         timeout: Seconds per request (the first strict call compiles a grammar).
         http_client: An `httpx2.Client` to use (tests pass the scripted model's).
         clock: Time source for the latency figures.
+        hidden_size: The model's hidden size, to probe prompt embeddings with a tensor of
+            the right width (read from the model's config.json when it is on this machine).
 
     Returns:
         The report; `report.exit_code` is non-zero when a check failed.
@@ -150,6 +154,7 @@ def run_doctor(
         _check_forced(session, report, parser, named=True)
         _check_template(session, report)
         _check_grammar_latency(session, report)
+        check_prompt_embeds(http, base_url, chosen, report, hidden_size=hidden_size)
         return report
     finally:
         if owned:

@@ -17,6 +17,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
+from toolcall_sdk.embeds._model import hidden_size_of
 from toolcall_sdk.launcher._command import (
     DEFAULT_GPU_MEMORY_UTILIZATION,
     DEFAULT_HOST,
@@ -199,7 +200,14 @@ def _supervise(server: Server, out: TextIO, err: Console, startup_timeout: float
         _print_tail(err, exc.log_tail, server)
         _print_diagnosis(err, exc.diagnosis, server)
         return EXIT_FAILED
-    snippet = client_snippet(server.base_url, server.model, api_key=plan.api_key is not None)
+    # With --enable-prompt-embeds the client should know the width it checks tensors against.
+    embeds = "--enable-prompt-embeds" in plan.argv
+    snippet = client_snippet(
+        server.base_url,
+        server.model,
+        api_key=plan.api_key is not None,
+        hidden_size=hidden_size_of(plan.model) if embeds else None,
+    )
     print(f"vLLM is ready: {server.base_url}  (model: {server.model})", file=out)
     print(f"\n{snippet}\n", file=out, flush=True)
     err.print("Press Ctrl-C to stop the server.")

@@ -15,7 +15,14 @@ from typing import TypeAlias, TypeVar
 
 from ._errors import ScriptError
 from ._recording import RecordedRequest
-from ._render import Answer, ResolvedCall, completion_body, estimate_usage, models_body
+from ._render import (
+    Answer,
+    ResolvedCall,
+    completion_body,
+    estimate_usage,
+    models_body,
+    text_completion_body,
+)
 from ._replies import (
     Reply,
     _Delay,
@@ -84,10 +91,19 @@ class ScriptCore:
         model: The only model name served (others get 404, as from vLLM), or `None` to
             serve any name (listed as `scripted`, echoed in responses).
         chunk_size: Characters per streamed content or arguments chunk.
+        max_model_len: vLLM's `max_model_len` in `GET /v1/models`, when given.
+        root: vLLM's `root` (the model's path) in `GET /v1/models`, when given.
     """
 
     def __init__(
-        self, script: Script, *, route_answer: RouteAnswer, model: str | None, chunk_size: int
+        self,
+        script: Script,
+        *,
+        route_answer: RouteAnswer,
+        model: str | None,
+        chunk_size: int,
+        max_model_len: int | None = None,
+        root: str | None = None,
     ) -> None:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -107,6 +123,8 @@ class ScriptCore:
         self.served = model
         self.model = model if model is not None else ANY_MODEL_LISTED
         self.chunk_size = chunk_size
+        self.max_model_len = max_model_len
+        self.root = root
         # Re-entrant: a script callable may read `requests` while the lock is held.
         self._lock = threading.RLock()
         self._served = 0
@@ -152,8 +170,9 @@ class ScriptCore:
             if route == ("GET", "/health"):
                 return Outcome(200)
             if route == ("GET", "/v1/models"):
-                return Outcome(200, _JSON, models_body(self.model))
-            if route != ("POST", "/v1/chat/completions"):
+                body = models_body(self.model, max_model_len=self.max_model_len, root=self.root)
+                return Outcome(200, _JSON, body)
+            if route not in (("POST", "/v1/chat/completions"), ("POST", "/v1/completions")):
                 # vLLM's web framework answers an unknown path (one without /v1) like this.
                 return Outcome(404, _JSON, _NOT_FOUND)
             asked = (request.json or {}).get("model")
@@ -161,8 +180,12 @@ class ScriptCore:
                 return _error(
                     404, f"The model `{asked}` does not exist.", type_name="NotFoundError"
                 )
+            if request.is_completion and request.stream:
+                return _error(400, "ScriptedModel does not stream /v1/completions")
             try:
                 reply = self._choose(request)
+                if request.is_completion:
+                    _check_completion_reply(reply, request)
             except ScriptError as error:
                 self._errors.append(error)
                 return _error(500, str(error), type_name="ScriptError")
@@ -237,6 +260,8 @@ class ScriptCore:
             finish_reason=reply.finish_reason,
             usage=reply.usage or estimate_usage(request.json, generated),
         )
+        if request.is_completion:
+            return Outcome(200, _JSON, text_completion_body(answer))
         if not request.stream:
             return Outcome(200, _JSON, completion_body(answer))
         options = (request.json or {}).get("stream_options")
@@ -254,6 +279,17 @@ def _call(function: Callable[[RecordedRequest], _T], request: RecordedRequest, w
         raise ScriptError(
             f"ScriptedModel: the {what} raised {type(exc).__name__}: {exc}", request=request
         ) from exc
+
+
+def _check_completion_reply(reply: Reply, request: RecordedRequest) -> None:
+    # The Completions API answers text only: a scripted tool call there is a test's mistake.
+    inner = reply.reply if isinstance(reply, _Delay) else reply
+    if isinstance(inner, _Message) and inner.tool_calls:
+        raise ScriptError(
+            "ScriptedModel: a /v1/completions request got a tool-call reply; script text() "
+            "for completions",
+            request=request,
+        )
 
 
 def _error(status: int, message: str, *, type_name: str | None = None) -> Outcome:

@@ -23,6 +23,10 @@ mid-string, which is where stream reassembly bugs hide."""
 class ScriptedModel:
     """An OpenAI-compatible chat model that answers from a script and records every request.
 
+    `POST /v1/completions` (the Completions API, e.g. `complete_embeds()`) is answered too,
+    from the same script, with the `text()` reply's content as the completion text;
+    `completion_requests` lists those requests.
+
     Args:
         script: The replies, served in order, one per chat-completions request; or a
             callable `(RecordedRequest) -> Reply` called for each one (one request at a
@@ -37,6 +41,9 @@ class ScriptedModel:
             `None` (the default) serves any name: responses echo the requested name and
             `GET /v1/models` lists `scripted`.
         chunk_size: Characters of content or tool arguments per streamed chunk.
+        max_model_len: The context length `GET /v1/models` reports, as vLLM does (the
+            prompt-embeddings guard reads it); not reported when None.
+        root: The model path `GET /v1/models` reports as `root`, as vLLM does.
 
     Only vLLM's paths are served: `POST /v1/chat/completions`, `GET /v1/models` and
     `GET /health`; any other path (one without `/v1`, say) gets vLLM's 404
@@ -57,9 +64,16 @@ class ScriptedModel:
         route_answer: RouteAnswer = True,
         model: str | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
+        max_model_len: int | None = None,
+        root: str | None = None,
     ) -> None:
         self._core = ScriptCore(
-            script, route_answer=route_answer, model=model, chunk_size=chunk_size
+            script,
+            route_answer=route_answer,
+            model=model,
+            chunk_size=chunk_size,
+            max_model_len=max_model_len,
+            root=root,
         )
 
     @property
@@ -76,6 +90,11 @@ class ScriptedModel:
     def chat_requests(self) -> list[RecordedRequest]:
         """The `POST .../chat/completions` requests, in order."""
         return [request for request in self._core.requests if request.is_chat]
+
+    @property
+    def completion_requests(self) -> list[RecordedRequest]:
+        """The `POST .../completions` (Completions API) requests, in order."""
+        return [request for request in self._core.requests if request.is_completion]
 
     @property
     def errors(self) -> list[ScriptError]:

@@ -62,6 +62,12 @@ class RecordedRequest:
         return self.method == "POST" and self.path.rstrip("/").endswith("/chat/completions")
 
     @property
+    def is_completion(self) -> bool:
+        """Whether this is a `POST .../completions` (Completions API) request."""
+        path = self.path.rstrip("/")
+        return self.method == "POST" and path.endswith("/completions") and not self.is_chat
+
+    @property
     def stage(self) -> str | None:
         """The `x-toolcall-stage` header (`route`, `call`, `answer`), or `None` if absent."""
         return self.headers.get(STAGE_HEADER)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from openai.types import CompletionUsage, Model
+from openai.types import Completion, CompletionChoice, CompletionUsage, Model
 from openai.types.chat import (
     ChatCompletion,
     ChatCompletionMessage,
@@ -23,7 +23,15 @@ from openai.types.chat.chat_completion_message_function_tool_call import Functio
 
 from ._replies import FinishReason
 
-__all__ = ["CREATED", "Answer", "ResolvedCall", "completion_body", "estimate_usage", "models_body"]
+__all__ = [
+    "CREATED",
+    "Answer",
+    "ResolvedCall",
+    "completion_body",
+    "estimate_usage",
+    "models_body",
+    "text_completion_body",
+]
 
 CREATED = 1_700_000_000
 """The `created` timestamp of every response: fixed, so responses are reproducible."""
@@ -86,17 +94,49 @@ def completion_body(answer: Answer) -> bytes:
     return completion.model_dump_json(exclude_unset=True).encode()
 
 
-def models_body(model: str) -> bytes:
+def text_completion_body(answer: Answer) -> bytes:
+    """The JSON body of a non-streamed `/v1/completions` answer (a text `Completion`).
+
+    Args:
+        answer: The answer to render; its content is the completion's text.
+
+    Returns:
+        The body.
+    """
+    finish = "length" if answer.finish_reason == "length" else "stop"
+    completion = Completion(
+        id=answer.completion_id,
+        object="text_completion",
+        created=CREATED,
+        model=answer.model,
+        choices=[
+            CompletionChoice(
+                index=0, text=answer.content or "", finish_reason=finish, logprobs=None
+            )
+        ],
+        usage=answer.usage,
+    )
+    return completion.model_dump_json(exclude_unset=True).encode()
+
+
+def models_body(model: str, *, max_model_len: int | None = None, root: str | None = None) -> bytes:
     """The JSON body of `GET /v1/models`: a list holding the one scripted model.
 
     Args:
         model: The model name.
+        max_model_len: vLLM's `max_model_len` field, sent when given.
+        root: vLLM's `root` field (the model's path or id), sent when given.
 
     Returns:
         The body.
     """
     entry = Model(id=model, object="model", created=CREATED, owned_by="toolcall-sdk")
-    return json.dumps({"object": "list", "data": [entry.model_dump(mode="json")]}).encode()
+    data = entry.model_dump(mode="json")
+    if max_model_len is not None:
+        data["max_model_len"] = max_model_len
+    if root is not None:
+        data["root"] = root
+    return json.dumps({"object": "list", "data": [data]}).encode()
 
 
 def estimate_usage(request_json: dict[str, Any] | None, answer_text: str) -> CompletionUsage:
@@ -112,7 +152,10 @@ def estimate_usage(request_json: dict[str, Any] | None, answer_text: str) -> Com
         The usage.
     """
     body = request_json or {}
-    rendered = [body.get("messages") or [], body.get("tools") or []]
+    # A chat request's messages and tools (a template renders the tools into the prompt),
+    # or a completions request's text prompt (embedded prompts are not counted: their size
+    # is not the server's token count).
+    rendered = [body.get("messages") or body.get("prompt") or [], body.get("tools") or []]
     prompt = sum(_tokens(json.dumps(part, ensure_ascii=False)) for part in rendered if part)
     completion = _tokens(answer_text)
     return CompletionUsage(

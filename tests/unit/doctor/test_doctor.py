@@ -54,6 +54,7 @@ def test_healthy_server_passes_every_check() -> None:
         "named tool_choice": "ok",
         "chat template renders tools": "ok",
         "grammar compile": "info",
+        "prompt embeds": "info",
     }
     assert report.exit_code == 0
     assert report.model == "scripted"

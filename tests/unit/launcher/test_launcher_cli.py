@@ -200,3 +200,17 @@ def test_prompt_embeds_warning() -> None:
 
     assert "--enable-prompt-embeds" in result.stdout
     assert "trusted clients only" in result.stderr
+
+
+def test_client_snippet_names_hidden_size_only_when_given() -> None:
+    from toolcall_sdk.launcher import client_snippet
+
+    plain = client_snippet("http://127.0.0.1:8000/v1", "m")
+    embeds = client_snippet("http://127.0.0.1:8000/v1", "m", hidden_size=4096)
+
+    assert "hidden_size" not in plain
+    assert (
+        embeds.splitlines()[-2]
+        == "    hidden_size=4096,  # prompt embeddings are checked against it"
+    )
+    compile(embeds, "<snippet>", "exec")

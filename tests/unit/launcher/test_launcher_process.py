@@ -291,3 +291,31 @@ def test_cli_forwards_ctrl_c_and_sigterm_and_shuts_down(
     assert "vLLM stopped." in err.file.getvalue()  # type: ignore[attr-defined]
     assert not _alive(json.loads(record.read_text())["pid"])
     assert signal.getsignal(signal.SIGTERM) is previous
+
+
+def test_cli_snippet_holds_hidden_size_with_prompt_embeds(
+    fake_vllm: list[str], tmp_path: Path
+) -> None:
+    model_dir = tmp_path / "tiny"
+    model_dir.mkdir()
+    (model_dir / "config.json").write_text(json.dumps({"hidden_size": 256}))
+    port = free_port()
+    result = CliRunner().invoke(
+        app,
+        [
+            "launch",
+            str(model_dir),
+            "--tool-call-parser",
+            "hermes",
+            "--enable-prompt-embeds",
+            "--port",
+            str(port),
+            "--log-file",
+            str(tmp_path / "vllm.log"),
+        ],
+        env={COMMAND_ENV: " ".join(fake_vllm), "FAKE_MODE": "serve_then_exit"},
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "    hidden_size=256,  # prompt embeddings are checked against it" in result.stdout
+    assert "trusted clients only" in result.stderr

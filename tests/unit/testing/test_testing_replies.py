@@ -129,13 +129,13 @@ def test_unknown_paths_are_recorded_and_answered_404_without_consuming_the_scrip
     model = ScriptedModel([text("kept")])
 
     with model.http_client() as http:
-        response = http.post("/completions", json={"prompt": "hi"})
+        response = http.post("/embeddings", json={"input": "hi"})
 
     assert response.status_code == 404
     assert response.json() == {"detail": "Not Found"}
     assert model.remaining == 1
     assert model.chat_requests == []
-    assert model.requests[0].json == {"prompt": "hi"}
+    assert model.requests[0].json == {"input": "hi"}
 
 
 def test_repr_summarises_the_model() -> None:
