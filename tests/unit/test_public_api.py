@@ -13,6 +13,7 @@ from toolcall_sdk.cli import app
 
 EXPORTED = [
     "AlwaysRouter",
+    "ApprovalRequired",
     "AsyncToolCallClient",
     "Attempt",
     "AttemptFailed",
@@ -23,23 +24,30 @@ EXPORTED = [
     "FieldError",
     "HybridRouter",
     "LLMRouter",
+    "LoopDetected",
     "MalformedResponseError",
+    "MaxStepsExceeded",
     "MissingDependencyError",
     "ModelNotFoundError",
     "ModelRetry",
     "NeverRouter",
+    "PendingCall",
     "Problem",
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
+    "ResumeError",
     "RetryPolicy",
     "RouteDecision",
     "Router",
     "RouterError",
+    "RunContext",
+    "RunStopped",
     "ServerConnectionError",
     "ServerError",
     "ServerTimeoutError",
     "ServerUnavailableError",
+    "Step",
     "StreamCompleted",
     "StrictSchemaError",
     "Tool",
@@ -54,8 +62,10 @@ EXPORTED = [
     "ToolCallValidated",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolTimeoutError",
     "TransportError",
     "Usage",
+    "UsageLimitExceeded",
     "__version__",
     "to_strict_schema",
     "tool",
@@ -77,7 +87,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 18
+    assert len(errors) == 25
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 
