@@ -42,8 +42,13 @@ def find_customer(ledger: Ledger) -> Any:
     return find_customer
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
 def test_multi_step_run_feeds_results_back_until_a_text_answer(
-    make_client: ClientFactory, find_customer: Any, create_invoice: Any, ledger: Ledger
+    make_client: ClientFactory,
+    find_customer: Any,
+    create_invoice: Any,
+    ledger: Ledger,
+    stream: bool,
 ) -> None:
     model = ScriptedModel(
         [
@@ -59,7 +64,7 @@ def test_multi_step_run_feeds_results_back_until_a_text_answer(
     )
     client = make_client(model, [find_customer, create_invoice], router="llm")
 
-    result = client.run("Invoice Acme 1500000 VND, due 2030-12-31", max_steps=5)
+    result = client.run("Invoice Acme 1500000 VND, due 2030-12-31", max_steps=5, stream=stream)
 
     assert result.content == "Invoice INV-1 is created for Acme."
     assert (ledger.count("find_customer"), ledger.count("create_invoice")) == (1, 1)
