@@ -416,7 +416,7 @@ def _screen(
                 text = repeated_call_text(call.name, seen.arguments, seen.count, seen.result)
                 skipped[call.id] = ("repeated", text)
                 continue
-        if approvals.get(call.id) is False and tools[call.name].requires_approval:
+        if approvals.get(call.id) is False:  # a person said no: whatever the tool says now
             skipped[call.id] = ("denied", denied_text(call.name))
     return skipped
 

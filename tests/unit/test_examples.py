@@ -44,3 +44,15 @@ def test_escalation_runs_nothing() -> None:
     ).stdout
     assert "stage-2 requests: 3, business executions: 0" in out
     assert "A person will take over" in out
+
+
+def test_agent_loop_pauses_for_approval_and_finishes() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    path = next(p for p in EXAMPLES if p.name == "agent_loop.py")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "step 1: [('find_customer', 'CUS-000042')]" in out
+    assert 'step 2 waits: send_invoice({"customer_id": "CUS-000042", "amount_vnd": 1500000})' in out
+    assert "step 2: [('send_invoice', {'invoice_id': 'INV-0007'" in out
+    assert "step 3: answer 'Invoice INV-0007 for 1,500,000 VND is on its way to Acme.'" in out

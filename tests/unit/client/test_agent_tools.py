@@ -311,3 +311,38 @@ def test_two_context_parameters_are_refused() -> None:
         def twice(a: RunContext[int], b: RunContext[int], x: int) -> int:
             """Twice."""
             return x
+
+
+def test_a_sibling_error_is_reported_as_such_when_another_call_retries(
+    make_client: ClientFactory,
+) -> None:
+    @tool
+    def charge(amount: int) -> str:
+        """Charge a card."""
+        raise RuntimeError("card declined")
+
+    @tool
+    def get_order(order_id: str) -> str:
+        """Look up an order."""
+        if order_id == "bad":
+            raise ModelRetry("no order 'bad'")
+        return "shipped"
+
+    model = ScriptedModel(
+        [
+            parallel(
+                tool_call("charge", {"amount": 5}), tool_call("get_order", {"order_id": "bad"})
+            ),
+            tool_call("get_order", {"order_id": "ORD-1"}),
+        ]
+    )
+    client = make_client(model, [charge, get_order])
+
+    result = client.run("charge and order")
+
+    assert model.calls_for("call")[1].messages[-2] == {
+        "role": "tool",
+        "tool_call_id": "call_1",
+        "content": "ERROR: RuntimeError: card declined",
+    }
+    assert [c.name for c in result.calls] == ["charge", "get_order"]
