@@ -356,9 +356,20 @@ def _tool_failed(tool: Tool[..., Any], exc: Exception) -> Outcome:
     return Outcome(error=exc)
 
 
+def _start(effect: Execute) -> Any:
+    """Call the tool: its value, or an awaitable for an async one.
+
+    The context goes only to tools that take one, so a `Tool` subclass overriding
+    `invoke(arguments)` (a tool from a JSON Schema, an MCP tool) keeps working.
+    """
+    if effect.context is None:
+        return effect.tool.invoke(effect.arguments)
+    return effect.tool.invoke(effect.arguments, effect.context)
+
+
 def _call_sync(effect: Execute) -> Any:
     """Run a sync tool to its value (in a worker thread: no event loop runs there)."""
-    value = effect.tool.invoke(effect.arguments, effect.context)
+    value = _start(effect)
     if inspect.isawaitable(value):
         value = asyncio.run(_awaited(value))
     return value
@@ -697,7 +708,7 @@ class ToolCallClient(_ClientCore):
         try:
             if tool.timeout is not None:
                 return self._invoke_within(effect, tool.timeout)
-            value = tool.invoke(effect.arguments, effect.context)
+            value = _start(effect)
             if inspect.isawaitable(value):
                 value = _run_coroutine(value)
         except Exception as exc:
@@ -706,8 +717,7 @@ class ToolCallClient(_ClientCore):
 
     def _invoke_within(self, effect: Execute, timeout: float) -> Outcome:
         if effect.tool.is_async:
-            coroutine = effect.tool.invoke(effect.arguments, effect.context)
-            return _run_coroutine(_within(coroutine, timeout))  # type: ignore[no-any-return]
+            return _run_coroutine(_within(_start(effect), timeout))  # type: ignore[no-any-return]
         future = _start_thread(lambda: _call_sync(effect))
         done, _ = concurrent.futures.wait([future], timeout=timeout)
         if not done:
@@ -899,14 +909,14 @@ class AsyncToolCallClient(_ClientCore):
         try:
             if tool.timeout is not None:
                 if tool.is_async:
-                    running: Awaitable[Any] = tool.invoke(effect.arguments, effect.context)
+                    running: Awaitable[Any] = _start(effect)
                 else:
                     running = asyncio.wrap_future(_start_thread(lambda: _call_sync(effect)))
                 return await _within(running, tool.timeout)
             if tool.is_async:
-                value = await tool.invoke(effect.arguments, effect.context)
+                value = await _start(effect)
             else:
-                value = await asyncio.to_thread(tool.invoke, effect.arguments, effect.context)
+                value = await asyncio.to_thread(_start, effect)
                 if inspect.isawaitable(value):
                     value = await value
         except Exception as exc:

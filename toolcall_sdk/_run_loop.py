@@ -51,18 +51,28 @@ class _Loop:
     steps: list[Step] = field(default_factory=list)
 
     def bounded(self, steps: Steps) -> Steps:
-        """Pass `steps`' effects through, checking the usage limits before each request."""
+        """Pass `steps`' effects through, checking the usage limits before each request.
+
+        Like `yield from`, an exception the client throws in (a failed request) goes on
+        into the step, which records what had run before re-raising it.
+        """
         try:
             effect = next(steps)
             while True:
                 if isinstance(effect, ChatRequest):
                     self._check_limits(effect)
-                    answer: Answer = yield effect
+                try:
+                    reply = yield effect
+                except GeneratorExit:
+                    steps.close()
+                    raise
+                except BaseException as exc:
+                    effect = steps.throw(exc)
+                    continue
+                if isinstance(effect, ChatRequest):
+                    answer: Answer = reply
                     self.requests += 1
                     self.usage += answer.usage
-                    reply: Any = answer
-                else:
-                    reply = yield effect
                 effect = steps.send(reply)
         except StopIteration as done:
             result: ToolCallResult = done.value
