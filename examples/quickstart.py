@@ -77,7 +77,14 @@ def main() -> None:
 
     result = client.run(request)
     for attempt in result.attempts:
-        print(f"attempt {attempt.number}: {'ok' if attempt.ok else attempt.error_kinds}")
+        if attempt.ok:
+            print(f"attempt {attempt.number}: ok")
+            continue
+        # What the SDK sent back to the model: the field, what was wrong, the value it sent.
+        print(f"attempt {attempt.number} rejected; the model was told:")
+        for message in attempt.feedback:
+            print("    " + str(message["content"]).replace("\n", "\n    "))
+    result.raise_for_errors()  # a business function that raised surfaces here, typed
     call = result.calls[0]
     print(f"{call.name}({call.arguments!r}) -> {call.output}")
 

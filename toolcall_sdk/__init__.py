@@ -70,6 +70,7 @@ if TYPE_CHECKING:
         ToolDefinitionError,
         ToolExecutionError,
         ToolTimeoutError,
+        ToolValidatorError,
         TransportError,
         UsageLimitExceeded,
     )
@@ -144,6 +145,7 @@ _LAZY: dict[str, str] = {
     "ToolDefinitionError": "toolcall_sdk.errors",
     "ToolExecutionError": "toolcall_sdk.errors",
     "ToolTimeoutError": "toolcall_sdk.errors",
+    "ToolValidatorError": "toolcall_sdk.errors",
     "TransportError": "toolcall_sdk.errors",
     "Usage": "toolcall_sdk._results",
     "UsageLimitExceeded": "toolcall_sdk.errors",
@@ -217,6 +219,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolExecutionError",
     "ToolTimeoutError",
+    "ToolValidatorError",
     "TransportError",
     "Usage",
     "UsageLimitExceeded",

@@ -27,7 +27,6 @@ import concurrent.futures
 import inspect
 import itertools
 import logging
-import os
 import threading
 import time
 from collections.abc import (
@@ -40,30 +39,36 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import Any, Unpack, assert_never
+from typing import Any, NamedTuple, Unpack, assert_never
 
 import httpx2
 import openai
 
+from toolcall_sdk._body import Limits
 from toolcall_sdk._errors import (
+    ClientClosedError,
+    InvalidArgumentError,
     MalformedResponseError,
     ModelRetry,
     RouterError,
+    ToolCallError,
     ToolCallFailed,
     ToolDefinitionError,
+    TransportError,
 )
 from toolcall_sdk._events import StreamCompleted, ToolCallEvent
+from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
 from toolcall_sdk._options import (
-    DEFAULTS,
     ClientOptions,
     RunOptions,
-    check_option_names,
+    api_key_for,
+    base_urls_from,
+    resolve_options,
     run_limits,
 )
 from toolcall_sdk._pipeline import (
-    TOOL_CHOICES,
     Answer,
     ChatRequest,
     Config,
@@ -75,10 +80,10 @@ from toolcall_sdk._pipeline import (
     RouteQuery,
     flow,
 )
-from toolcall_sdk._results import ToolCallResult, Usage
+from toolcall_sdk._results import ToolCallResult
 from toolcall_sdk._run_loop import run_flow
 from toolcall_sdk._run_state import check_approvals, decode_state
-from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
+from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._tools import Tool, as_tool
 from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
@@ -88,10 +93,6 @@ from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 __all__ = ["AsyncToolCallClient", "ToolCallClient"]
 
 logger = logging.getLogger("toolcall_sdk")
-
-DEFAULT_BASE_URL = "http://localhost:8000/v1"
-# vLLM accepts any key unless started with --api-key; the openai client insists on one.
-_PLACEHOLDER_KEY = "EMPTY"
 
 # What the sender hands the effect loop: live events, and last the answer.
 _Live = ToolCallEvent | Answer
@@ -104,20 +105,11 @@ class _ClientCore:
     def __init__(
         self, base_url: str | Sequence[str] | None, model: str, options: ClientOptions
     ) -> None:
-        check_option_names(type(self).__name__, options)
-        o: ClientOptions = {**DEFAULTS, **options}
-        max_retries, tool_choice, recover = o["max_retries"], o["tool_choice"], o["recover"]
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        if tool_choice not in TOOL_CHOICES:
-            raise ValueError(
-                f"tool_choice must be one of {', '.join(map(repr, TOOL_CHOICES))} "
-                f"(got {tool_choice!r}); use 'auto' for servers without 'required' support"
+        o = resolve_options(type(self).__name__, options)
+        if not model or not isinstance(model, str):
+            raise InvalidArgumentError(
+                "model is required: the name the server serves the model under"
             )
-        if not isinstance(recover, bool):
-            raise ValueError(f"recover must be True or False (got {recover!r})")
-        if not model:
-            raise ValueError("model is required: the name the server serves the model under")
         by_name: dict[str, Tool[..., Any]] = {}
         for item in (as_tool(entry) for entry in o["tools"]):
             if item.name in by_name:
@@ -134,29 +126,28 @@ class _ClientCore:
             tools=by_name,
             schemas=schemas,
             router=resolve_router(o["router"]),
-            max_retries=max_retries,
+            max_retries=o["max_retries"],
             temperature=o["temperature"],
             max_tokens=o["max_tokens"],
             parallel_tool_calls=o["parallel_tool_calls"],
             extra_body=o["extra_body"],
             validation_context=o["validation_context"],
-            recover=recover,
-            tool_choice=tool_choice,
+            recover=o["recover"],
+            tool_choice=o["tool_choice"],
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
         self._content_format = format_for(model) or "auto"
-        if base_url is None:
-            base_url = os.environ.get("TOOLCALL_BASE_URL") or DEFAULT_BASE_URL
-        self._base_urls = [base_url] if isinstance(base_url, str) else list(base_url)
-        if not self._base_urls:
-            raise ValueError("base_url must name at least one server")
-        self._api_key = o["api_key"] or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_KEY
+        self._base_urls = base_urls_from(base_url)
+        self._api_key = api_key_for(o["api_key"], self._base_urls)
+        self._closed = False
         self._timeout = o["timeout"]
         self._retry = o["retry"] or RetryPolicy()
         self._on_escalate = o["on_escalate"]
         self._default_headers = dict(o["default_headers"] or {})
         self._next_endpoint = itertools.count()
+        self._deadline = o["deadline"]
+        self._max_bytes = o["max_response_bytes"]
 
     @property
     def model(self) -> str:
@@ -179,12 +170,14 @@ class _ClientCore:
         return list(self._base_urls)
 
     def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
+        self._check_open()
         history = normalize_history(to_messages(messages), model=self._config.model)
         return flow(self._config, history, execute=execute, context=context)
 
     def _run_flow(
         self, messages: MessagesInput, *, context: Any, deps: Any, options: RunOptions
     ) -> Steps:
+        self._check_open()
         limits = run_limits("run", options)
         history = normalize_history(to_messages(messages), model=self._config.model)
         return run_flow(self._config, history, limits=limits, deps=deps, context=context)
@@ -192,6 +185,7 @@ class _ClientCore:
     def _resume_flow(
         self, state: str, approvals: Mapping[str, bool], *, context: Any, deps: Any
     ) -> Steps:
+        self._check_open()
         saved = decode_state(state, self._config.tools)
         decided = check_approvals(saved, approvals)
         return run_flow(
@@ -203,6 +197,13 @@ class _ClientCore:
             saved=saved,
             approvals=decided,
         )
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClientClosedError(
+                f"this {type(self).__name__} was closed; create a new client (or keep using "
+                "this one inside its `with` block)"
+            )
 
     def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         kwargs = dict(request.params)
@@ -220,22 +221,30 @@ class _ClientCore:
             content_format=self._content_format if reads_calls else None,
         )
 
-    def _plan(self, request: ChatRequest, *, stream: bool, live: bool) -> _Exchange:
+    def _plan(
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+    ) -> Exchange:
         """How one request is sent: streamed or not, shown live or not, starting where."""
         # Routing answers are read whole: nothing in them is for a UI.
         live = live and request.stage != STAGE_ROUTE
         stream = (stream or live) and request.stage != STAGE_ROUTE
-        return _Exchange(
+        return Exchange(
             kwargs=self._request_kwargs(request, stream),
             stream=stream,
             events=self._answer_events(request) if live else None,
             first=next(self._next_endpoint) % len(self._base_urls),
+            limits=Limits(
+                deadline_at=deadline_at, deadline_s=self._deadline, max_bytes=self._max_bytes
+            ),
         )
 
-    def _typed_error(self, exc: Exception, exchange: _Exchange) -> Exception:
+    def _deadline_at(self) -> float:
+        return time.monotonic() + self._deadline
+
+    def _typed_error(self, exc: Exception, exchange: Exchange) -> Exception:
         if isinstance(exc, httpx2.TransportError):  # a stream broken after it was shown
             exc = _broken_stream(exc)
-        if isinstance(exc, MalformedResponseError):
+        if isinstance(exc, ToolCallError):
             return exc
         if not isinstance(exc, openai.APIError):  # a 200 whose body is not JSON
             return MalformedResponseError(
@@ -256,59 +265,16 @@ class _ClientCore:
         )
 
 
-class _Exchange:
-    """One request on its way: its body, how it is read, and which server to try next."""
+class _Opened(NamedTuple):
+    """A live stream whose response has begun; it is read outside the retries."""
 
-    __slots__ = ("events", "first", "kwargs", "started", "stream", "tries")
-
-    def __init__(
-        self, *, kwargs: dict[str, Any], stream: bool, events: AnswerEvents | None, first: int
-    ) -> None:
-        self.kwargs = kwargs
-        self.stream = stream
-        self.events = events  # None: read silently (a broken stream is then retried whole)
-        self.first = first
-        self.tries = 0
-        self.started = time.monotonic()
-
-    def next_index(self, count: int) -> int:
-        """The server for the next try: failover walks the list from `first`."""
-        index = (self.first + self.tries) % count
-        self.tries += 1
-        return index
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
+    manager: Any  # openai's streaming-response context manager, already entered
+    response: Any
 
 
-def _answer_from_completion(completion: Any, latency: float) -> Answer:
-    choices = getattr(completion, "choices", None)
-    if not choices or getattr(choices[0], "message", None) is None:
-        raise MalformedResponseError(
-            "the server answered without a choice/message; it is not a chat completion",
-            body=str(completion)[:500],
-        )
-    choice = choices[0]
-    message = choice.message.model_dump(mode="json", exclude_none=True)
-    message.setdefault("content", None)
-    usage = getattr(completion, "usage", None)
-    return Answer(
-        message=message,
-        finish_reason=choice.finish_reason,
-        usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else Usage(),
-        latency_s=latency,
-    )
-
-
-def _answer_from_stream(accumulator: StreamAccumulator, latency: float) -> Answer:
-    if accumulator.chunks == 0:
-        raise MalformedResponseError("the server closed the stream without sending a chunk")
-    return Answer(
-        message=accumulator.message(),
-        finish_reason=accumulator.finish_reason,
-        usage=accumulator.usage,
-        latency_s=latency,
-    )
+class _AsyncOpened(NamedTuple):
+    manager: Any
+    response: Any
 
 
 def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
@@ -600,7 +566,8 @@ class ToolCallClient(_ClientCore):
         return self._events(steps, stream=True, live=True)
 
     def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections; the client cannot be used afterwards."""
+        self._closed = True
         for client in self._clients:
             client.close()
 
@@ -612,17 +579,24 @@ class ToolCallClient(_ClientCore):
 
     def _events(self, steps: Steps, *, stream: bool, live: bool) -> Iterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
+        deadline_at = self._deadline_at()
         try:
             effect = next(steps)
             while True:
                 value: Any = None
                 match effect:
                     case ChatRequest():
-                        for item in self._exchange(effect, stream=stream, live=live):
-                            if isinstance(item, Answer):
-                                value = item
-                            else:
-                                yield item
+                        try:
+                            for item in self._exchange(
+                                effect, stream=stream, live=live, deadline_at=deadline_at
+                            ):
+                                if isinstance(item, Answer):
+                                    value = item
+                                else:
+                                    yield item
+                        except TransportError as exc:
+                            effect = steps.throw(exc)  # the flow adds what had run
+                            continue
                     case Notify(event=event):
                         if live:
                             yield event
@@ -636,49 +610,59 @@ class ToolCallClient(_ClientCore):
         except StopIteration as done:
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
-            if self._on_escalate is None:
-                raise
-            fallback = self._on_escalate(failed)
-            result = _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
+            result = self._escalate(failed)
         yield StreamCompleted(result)
 
-    def _exchange(self, request: ChatRequest, *, stream: bool, live: bool) -> Iterator[_Live]:
+    def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
+        if self._on_escalate is None:
+            raise failed
+        fallback = self._on_escalate(failed)
+        return _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
+
+    def _exchange(
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+    ) -> Iterator[_Live]:
         """Send one request (failover, transport retries); yield live events, then the answer.
 
         Retried as a whole until something is shown: a live stream is retried only until it
-        opens, since a break after its first chunk cannot be taken back from the UI.
+        opens, since a break after its first chunk cannot be taken back from the UI. Every
+        read is bounded by the call's deadline and the size cap (`_body`).
         """
-        exchange = self._plan(request, stream=stream, live=live)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
 
-        def once() -> Answer | openai.Stream[Any]:
+        def once() -> Answer | _Opened:
             client = self._clients[exchange.next_index(len(self._clients))]
-            if not exchange.stream:
-                completion = client.chat.completions.create(**exchange.kwargs)
-                return _answer_from_completion(completion, exchange.elapsed())
-            chunks: openai.Stream[Any] = client.chat.completions.create(**exchange.kwargs)
+            timeout = exchange.timeout(self._timeout)
+            opening = client.chat.completions.with_streaming_response.create(
+                **exchange.kwargs, timeout=timeout
+            )
+            response = opening.__enter__()
             if exchange.events is not None:
-                return chunks
-            accumulator = StreamAccumulator()
+                return _Opened(opening, response)
             try:
-                with chunks:
-                    for chunk in chunks:
-                        accumulator.add(chunk)
+                reader = exchange.reader()
+                for data in response.iter_bytes():
+                    reader.feed(data)
+                return reader.finish()[1]
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
-            return _answer_from_stream(accumulator, exchange.elapsed())
+            finally:
+                opening.__exit__(None, None, None)
 
         try:
-            opened = retrying(self._retry)(once)
+            retry = retrying(self._retry, max_delay=exchange.limits.remaining())
+            opened = retry(once)
             if isinstance(opened, Answer):
                 answer = opened
             else:
-                events = exchange.events
-                assert events is not None
-                with opened as chunks:
-                    for chunk in chunks:
-                        yield from events.add(chunk)
-                yield from events.close()
-                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+                try:
+                    reader = exchange.reader()
+                    for data in opened.response.iter_bytes():
+                        yield from reader.feed(data)
+                    last, answer = reader.finish()
+                    yield from last
+                finally:
+                    opened.manager.__exit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)
@@ -800,7 +784,8 @@ class AsyncToolCallClient(_ClientCore):
         return self._events(steps, stream=True, live=True)
 
     async def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections; the client cannot be used afterwards."""
+        self._closed = True
         for client in self._clients:
             await client.close()
 
@@ -818,17 +803,24 @@ class AsyncToolCallClient(_ClientCore):
         self, steps: Steps, *, stream: bool, live: bool
     ) -> AsyncIterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
+        deadline_at = self._deadline_at()
         try:
             effect = next(steps)
             while True:
                 value: Any = None
                 match effect:
                     case ChatRequest():
-                        async for item in self._exchange(effect, stream=stream, live=live):
-                            if isinstance(item, Answer):
-                                value = item
-                            else:
-                                yield item
+                        try:
+                            async for item in self._exchange(
+                                effect, stream=stream, live=live, deadline_at=deadline_at
+                            ):
+                                if isinstance(item, Answer):
+                                    value = item
+                                else:
+                                    yield item
+                        except TransportError as exc:
+                            effect = steps.throw(exc)  # the flow adds what had run
+                            continue
                     case Notify(event=event):
                         if live:
                             yield event
@@ -842,51 +834,56 @@ class AsyncToolCallClient(_ClientCore):
         except StopIteration as done:
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
-            if self._on_escalate is None:
-                raise
-            fallback = self._on_escalate(failed)
-            result = await fallback if inspect.isawaitable(fallback) else fallback
+            result = await self._escalate(failed)
         yield StreamCompleted(result)
 
+    async def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
+        if self._on_escalate is None:
+            raise failed
+        fallback = self._on_escalate(failed)
+        return await fallback if inspect.isawaitable(fallback) else fallback
+
     async def _exchange(
-        self, request: ChatRequest, *, stream: bool, live: bool
+        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._exchange`."""
-        exchange = self._plan(request, stream=stream, live=live)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
 
-        async def once() -> Answer | openai.AsyncStream[Any]:
+        async def once() -> Answer | _AsyncOpened:
             client = self._clients[exchange.next_index(len(self._clients))]
-            if not exchange.stream:
-                completion = await client.chat.completions.create(**exchange.kwargs)
-                return _answer_from_completion(completion, exchange.elapsed())
-            chunks: openai.AsyncStream[Any] = await client.chat.completions.create(
-                **exchange.kwargs
+            timeout = exchange.timeout(self._timeout)
+            opening = client.chat.completions.with_streaming_response.create(
+                **exchange.kwargs, timeout=timeout
             )
+            response = await opening.__aenter__()
             if exchange.events is not None:
-                return chunks
-            accumulator = StreamAccumulator()
+                return _AsyncOpened(opening, response)
             try:
-                async with chunks:
-                    async for chunk in chunks:
-                        accumulator.add(chunk)
+                reader = exchange.reader()
+                async for data in response.iter_bytes():
+                    reader.feed(data)
+                return reader.finish()[1]
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
-            return _answer_from_stream(accumulator, exchange.elapsed())
+            finally:
+                await opening.__aexit__(None, None, None)
 
         try:
-            opened: Answer | openai.AsyncStream[Any] = await async_retrying(self._retry)(once)
+            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining())
+            opened: Answer | _AsyncOpened = await retry(once)
             if isinstance(opened, Answer):
                 answer = opened
             else:
-                events = exchange.events
-                assert events is not None
-                async with opened as chunks:
-                    async for chunk in chunks:
-                        for event in events.add(chunk):
+                try:
+                    reader = exchange.reader()
+                    async for data in opened.response.iter_bytes():
+                        for event in reader.feed(data):
                             yield event
-                for event in events.close():
-                    yield event
-                answer = _answer_from_stream(events.accumulator, exchange.elapsed())
+                    last, answer = reader.finish()
+                    for event in last:
+                        yield event
+                finally:
+                    await opened.manager.__aexit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)

@@ -3,8 +3,11 @@
 The tree::
 
     ToolCallError                      root: catches everything the SDK raises
+    ├── InvalidArgumentError           an argument given to the SDK has the wrong type or value
+    ├── ClientClosedError              the client was used after close()
     ├── ToolDefinitionError            a function or model cannot become a tool
-    │   └── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   ├── StrictSchemaError          a schema cannot be made strict (free-form mapping)
+    │   └── ToolValidatorError         a tool's validator crashed on a call (a bug in the tool)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
     ├── RouterError                    a router raised or returned no decision
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
@@ -15,16 +18,19 @@ The tree::
     │   ├── LoopDetected               the same call again after the loop guard's feedback
     │   └── ApprovalRequired           paused before a `requires_approval` tool; `.pending` `.state`
     ├── ResumeError                    `resume()` got a state or approvals it cannot use
-    └── TransportError                 the server could not be used; nothing was executed
+    └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
-        ├── ServerTimeoutError         the server did not answer in time (after transport retries)
+        ├── ServerTimeoutError         no answer in time, or 408 (after transport retries)
+        │   └── DeadlineExceededError  the call's overall deadline passed
+        ├── ResponseTooLargeError      the answer passed the size cap (max_response_bytes)
         ├── MalformedResponseError     HTTP 200 whose body is not a chat completion
         └── ServerError                the server answered with an HTTP error; `.status_code`
             ├── RateLimitedError       429, still limited after transport retries
             ├── ServerUnavailableError 5xx, still failing after transport retries
-            └── RequestRejectedError   4xx other than 429: never retried, the request must change
+            └── RequestRejectedError   never retried: 4xx other than 408/429, 501/505/...
                 ├── AuthenticationError        401/403: wrong or missing api_key
                 ├── ModelNotFoundError         404: the model name is not served
+                ├── EndpointNotFoundError      404: no chat endpoint at base_url (no /v1?)
                 └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
 
 `ModelRetry` is not an error: a tool raises it to send a message back to the model.
@@ -41,7 +47,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalRequired",
     "AuthenticationError",
+    "ClientClosedError",
     "ContextLengthExceededError",
+    "DeadlineExceededError",
+    "EndpointNotFoundError",
+    "InvalidArgumentError",
     "LoopDetected",
     "MalformedResponseError",
     "MaxStepsExceeded",
@@ -49,6 +59,7 @@ __all__ = [
     "ModelRetry",
     "RateLimitedError",
     "RequestRejectedError",
+    "ResponseTooLargeError",
     "ResumeError",
     "RouterError",
     "RunStopped",
@@ -62,6 +73,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolExecutionError",
     "ToolTimeoutError",
+    "ToolValidatorError",
     "TransportError",
     "UsageLimitExceeded",
 ]
@@ -69,6 +81,18 @@ __all__ = [
 
 class ToolCallError(Exception):
     """Root of every error raised by toolcall-sdk."""
+
+
+class InvalidArgumentError(ToolCallError, TypeError, ValueError):
+    """An argument given to the SDK has the wrong type or value; the message says what to pass.
+
+    Also a `TypeError` and a `ValueError`, so code written against the builtin errors keeps
+    catching it.
+    """
+
+
+class ClientClosedError(ToolCallError, RuntimeError):
+    """The client was used after `close()` (or after its `with` block ended)."""
 
 
 class ToolDefinitionError(ToolCallError, TypeError):
@@ -93,6 +117,25 @@ class StrictSchemaError(ToolDefinitionError):
     def __init__(self, message: str, *, tool_name: str | None = None, path: str = "") -> None:
         super().__init__(message, tool_name=tool_name)
         self.path = path
+
+
+class ToolValidatorError(ToolDefinitionError):
+    """A validator of a tool's arguments raised something other than a validation failure.
+
+    Pydantic turns `ValueError` and `AssertionError` raised in a validator into a validation
+    error, which goes back to the model as feedback. Any other exception (`KeyError`,
+    `ZeroDivisionError`, ...) is a bug in the tool that no answer of the model can fix, so it
+    is raised instead of spending retries; it is chained as `__cause__`. No business function
+    of the answer being validated has run.
+
+    Attributes:
+        tool_name: The tool whose validator raised.
+        call_id: The id of the call being validated.
+    """
+
+    def __init__(self, message: str, *, tool_name: str, call_id: str) -> None:
+        super().__init__(message, tool_name=tool_name)
+        self.call_id = call_id
 
 
 class ToolCallFailed(ToolCallError):
@@ -255,7 +298,21 @@ class ResumeError(ToolCallError):
 
 
 class TransportError(ToolCallError):
-    """The server could not be used. No model attempt was counted for it."""
+    """The server could not be used. No model attempt was counted for it.
+
+    Raised mid-call, it says what had happened before: no business function runs after a
+    transport error, but under `run()` some may have run before it (a tool's `ModelRetry`
+    asked for another answer, and the request for it failed).
+
+    Attributes:
+        attempts: The stage-2 attempts made before the failure, in order.
+        executed: Calls whose business function ran before the failure (usually none).
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.attempts: list[Attempt] = []
+        self.executed: list[ToolCall] = []
 
 
 class ServerConnectionError(TransportError):
@@ -263,7 +320,24 @@ class ServerConnectionError(TransportError):
 
 
 class ServerTimeoutError(TransportError):
-    """The server did not answer within the timeout, after the transport retries."""
+    """The server did not answer within the timeout (or answered 408), after the retries."""
+
+
+class DeadlineExceededError(ServerTimeoutError):
+    """The call's overall deadline (`deadline=`) passed: routing, attempts, backoffs and
+    reading the answers all count. Never retried."""
+
+
+class ResponseTooLargeError(TransportError):
+    """The server's answer passed the size cap (`max_response_bytes=`); it was dropped.
+
+    Attributes:
+        limit: The cap in bytes.
+    """
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class MalformedResponseError(TransportError):
@@ -301,7 +375,12 @@ class ServerUnavailableError(ServerError):
 
 
 class RequestRejectedError(ServerError):
-    """The server rejected the request (4xx); retrying the same request cannot help."""
+    """The server rejected the request; retrying the same request cannot help.
+
+    Raised for 4xx other than 408 and 429, and for the 5xx that describe the server rather
+    than a passing state (501 Not Implemented, 505 HTTP Version Not Supported, 506, 508,
+    510, 511).
+    """
 
 
 class AuthenticationError(RequestRejectedError):
@@ -310,6 +389,10 @@ class AuthenticationError(RequestRejectedError):
 
 class ModelNotFoundError(RequestRejectedError):
     """HTTP 404: the server does not serve this model name."""
+
+
+class EndpointNotFoundError(RequestRejectedError):
+    """HTTP 404 for the endpoint itself: `base_url` does not point at the `/v1` API."""
 
 
 class ContextLengthExceededError(RequestRejectedError):

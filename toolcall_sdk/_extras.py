@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
+from collections.abc import Iterable
 from types import ModuleType
 
 from toolcall_sdk._errors import ToolCallError
 
-__all__ = ["MissingDependencyError", "require"]
+__all__ = ["MissingDependencyError", "require", "require_installed"]
 
 
 class MissingDependencyError(ToolCallError, ImportError):
@@ -30,3 +32,21 @@ def require(module: str, *, install: str, feature: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependencyError(module, install, feature) from exc
+
+
+def require_installed(modules: Iterable[str], *, install: str, feature: str) -> None:
+    """Check that `modules` are installed without importing them.
+
+    For constructors that import heavy modules on first use: the error names the extra when
+    the object is made, not at its first call, and construction stays cheap.
+
+    Raises:
+        MissingDependencyError: The first module that is not installed.
+    """
+    for module in modules:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a broken entry
+            found = False
+        if not found:
+            raise MissingDependencyError(module, install, feature)

@@ -2,6 +2,8 @@
 
 Each message is short enough for a 3B model to act on: the call id, the field, what was
 wrong, the value it sent, and what to do next. Pydantic's URLs and error codes are left out.
+Everything quoted from the model (names, field paths, values, messages embedding them) is
+cut to the bounds of `_limits`, so feedback stays small whatever the model sent.
 """
 
 from __future__ import annotations
@@ -10,20 +12,27 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from toolcall_sdk._limits import (
+    MAX_FEEDBACK_FIELDS,
+    MAX_QUOTED_MESSAGE_CHARS,
+    MAX_QUOTED_NAME_CHARS,
+    MAX_QUOTED_VALUE_CHARS,
+    shorten,
+)
 from toolcall_sdk._results import FieldError, Problem
 
 __all__ = [
     "denied_text",
     "feedback_text",
     "field_errors_from_pydantic",
+    "fields_summary",
     "no_tool_call_text",
     "repeated_call_text",
 ]
 
-# A long echoed value costs tokens and rarely helps the model more than its start does.
-_MAX_VALUE_CHARS = 60
 # The loop guard repeats an earlier result; the full text is already in the conversation.
 _MAX_RESULT_CHARS = 1000
+
 # Pydantic prefixes the message of a custom validator's ValueError/AssertionError with this.
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
@@ -32,26 +41,29 @@ def feedback_text(problem: Problem, available: Sequence[str]) -> str:
     """The content of the `tool` (or `user`) message answering a rejected call."""
     tool = problem.tool_name or "the tool"
     call = f" (call {problem.call_id})" if problem.call_id else ""
+    message = shorten(problem.message, MAX_QUOTED_MESSAGE_CHARS)
     if problem.kind == "invalid_arguments":
         lines = [f"VALIDATION_ERROR in {tool}{call}:"]
-        lines += [f"- {_describe(error)}" for error in problem.fields]
+        lines += [f"- {_describe(error)}" for error in problem.fields[:MAX_FEEDBACK_FIELDS]]
+        hidden = len(problem.fields) - MAX_FEEDBACK_FIELDS
+        if hidden > 0:
+            lines.append(f"(and {hidden} more problems)")
         lines.append(f"Call {tool} again with corrected arguments.")
         return "\n".join(lines)
     if problem.kind == "unknown_tool":
+        name = problem.tool_name
+        quoted = json.dumps(shorten(name, MAX_QUOTED_NAME_CHARS) if name is not None else None)
         return (
-            f"ERROR{call}: there is no tool named {json.dumps(problem.tool_name)}. "
+            f"ERROR{call}: there is no tool named {quoted}. "
             f"Available tools: {', '.join(available)}. Call one of them."
         )
     if problem.kind == "invalid_json":
         return (
             f"ERROR in {tool}{call}: the arguments are not a valid JSON object "
-            f"({problem.message}). Call {tool} again with the arguments as one JSON object."
+            f"({message}). Call {tool} again with the arguments as one JSON object."
         )
     if problem.kind == "tool_retry":
-        return (
-            f"ERROR from {tool}{call}: {problem.message}\n"
-            f"Call {tool} again with corrected arguments."
-        )
+        return f"ERROR from {tool}{call}: {message}\nCall {tool} again with corrected arguments."
     if problem.kind == "not_executed":
         return (
             f"NOT_EXECUTED{call}: these arguments were valid, but another call in the same "
@@ -105,17 +117,31 @@ def field_errors_from_pydantic(errors: Sequence[Any]) -> tuple[FieldError, ...]:
     return tuple(out)
 
 
+def fields_summary(fields: Sequence[FieldError]) -> str:
+    """A one-line summary of field errors (a problem's `message`), bounded like feedback."""
+    shown = "; ".join(
+        f"{shorten(f.field, MAX_QUOTED_NAME_CHARS)}: {shorten(f.message, MAX_QUOTED_MESSAGE_CHARS)}"
+        for f in fields[:MAX_FEEDBACK_FIELDS]
+    )
+    hidden = len(fields) - MAX_FEEDBACK_FIELDS
+    return f"{shown}; and {hidden} more" if hidden > 0 else shown
+
+
 def _describe(error: FieldError) -> str:
+    field = shorten(error.field, MAX_QUOTED_NAME_CHARS)
+    message = shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)
     if error.value is None:
-        return f"{error.field}: {error.message}"
-    return f"{error.field}: {error.message} (got {_short(error.value)})"
+        return f"{field}: {message}"
+    return f"{field}: {message} (got {_short(error.value)})"
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str) and len(value) > MAX_QUOTED_VALUE_CHARS:
+        value = value[:MAX_QUOTED_VALUE_CHARS]  # never serialise megabytes to keep sixty
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(value)
-    if len(text) > _MAX_VALUE_CHARS:
-        text = text[: _MAX_VALUE_CHARS - 3] + "..."
+    if len(text) > MAX_QUOTED_VALUE_CHARS:
+        text = text[: MAX_QUOTED_VALUE_CHARS - 3] + "..."
     return text

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from toolcall_sdk._errors import InvalidArgumentError
+from toolcall_sdk._limits import MAX_ARGUMENTS_CHARS, MAX_QUOTED_NAME_CHARS, shorten
 
 __all__ = ["MessagesInput", "assistant_history_entry", "to_messages", "tool_output_content"]
 
@@ -19,11 +22,20 @@ def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:
     A string becomes one user message. OpenAI message objects (Pydantic models) are dumped.
 
     Raises:
-        TypeError: Something that is not a message.
-        ValueError: An empty conversation.
+        InvalidArgumentError: Something that is not a conversation (also a `TypeError` and a
+            `ValueError`), or an empty one.
     """
     if isinstance(messages, str):
         return [{"role": "user", "content": messages}]
+    if isinstance(messages, (Mapping, BaseModel)):
+        raise InvalidArgumentError(
+            "messages is one message, not a list: pass [message] (or a string for a single "
+            "user message)"
+        )
+    if isinstance(messages, bytes) or not isinstance(messages, Iterable):
+        raise InvalidArgumentError(
+            f"messages must be a string or a list of chat messages (got {type(messages).__name__})"
+        )
     out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if isinstance(message, BaseModel):
@@ -31,15 +43,15 @@ def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:
         elif isinstance(message, Mapping):
             item = dict(message)
         else:
-            raise TypeError(
+            raise InvalidArgumentError(
                 f"messages[{index}] is a {type(message).__name__}; expected a dict like "
                 '{"role": "user", "content": "..."}'
             )
         if "role" not in item:
-            raise ValueError(f"messages[{index}] has no 'role'")
+            raise InvalidArgumentError(f"messages[{index}] has no 'role'")
         out.append(item)
     if not out:
-        raise ValueError("messages is empty: pass a string or at least one message")
+        raise InvalidArgumentError("messages is empty: pass a string or at least one message")
     return out
 
 
@@ -47,7 +59,9 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
     """The assistant message as it goes back into the conversation.
 
     Only the fields chat templates understand are kept; arguments stay JSON strings and an
-    empty `tool_calls` list is dropped (several vLLM templates choke on either).
+    empty `tool_calls` list is dropped (several vLLM templates choke on either). A name or
+    arguments over the `_limits` bounds (always a rejected call) go back shortened, so a
+    retry does not re-send megabytes; the feedback says what was wrong with them.
     """
     entry: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
     tool_calls = message.get("tool_calls") or []
@@ -57,7 +71,7 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
                 "id": call.get("id"),
                 "type": "function",
                 "function": {
-                    "name": (call.get("function") or {}).get("name"),
+                    "name": _name_text((call.get("function") or {}).get("name")),
                     "arguments": _arguments_text((call.get("function") or {}).get("arguments")),
                 },
             }
@@ -78,9 +92,14 @@ def tool_output_content(output: Any) -> str:
         return str(output)
 
 
+def _name_text(name: Any) -> Any:
+    return shorten(name, MAX_QUOTED_NAME_CHARS) if isinstance(name, str) else name
+
+
 def _arguments_text(arguments: Any) -> str:
     if isinstance(arguments, str):
-        return arguments
+        # Valid JSON in place of what validation refused unread, for templates that decode it.
+        return "{}" if len(arguments) > MAX_ARGUMENTS_CHARS else arguments
     if arguments is None:
         return "{}"
     return json.dumps(arguments, ensure_ascii=False)

@@ -8,11 +8,19 @@ the value of every option left out. Each option is documented on `ToolCallClient
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import numbers
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from urllib.parse import urlsplit
 
-from toolcall_sdk._errors import ToolCallFailed
+from pydantic import BaseModel
+
+from toolcall_sdk._body import MAX_RESPONSE_BYTES
+from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
+from toolcall_sdk._pipeline import TOOL_CHOICES
 from toolcall_sdk._run_state import RunLimits
+from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
 
 if TYPE_CHECKING:
@@ -25,12 +33,22 @@ __all__ = [
     "Escalation",
     "RunOptions",
     "ToolChoice",
-    "check_option_names",
+    "api_key_for",
+    "base_urls_from",
+    "resolve_options",
     "run_limits",
 ]
 
 Escalation = Callable[[ToolCallFailed], "ToolCallResult | Awaitable[ToolCallResult]"]
 ToolChoice = Literal["required", "auto"]
+DEFAULT_BASE_URL = "http://localhost:8000/v1"
+# A whole call()/run() — routing, attempts, backoffs, reading answers, running tools — ends
+# within this: a few worst-case requests (the 120 s request timeout) and their retries.
+DEFAULT_DEADLINE = 600.0
+# vLLM accepts any key unless started with --api-key; the openai client insists on one.
+PLACEHOLDER_KEY = "EMPTY"
+# An OpenAI key is only ever sent to OpenAI: a self-hosted server must not receive it.
+_OPENAI_HOSTS = ("api.openai.com",)
 
 
 class ClientOptions(TypedDict, total=False):
@@ -52,6 +70,8 @@ class ClientOptions(TypedDict, total=False):
     default_headers: Mapping[str, str] | None
     recover: bool
     tool_choice: ToolChoice
+    deadline: float
+    max_response_bytes: int
 
 
 DEFAULTS: ClientOptions = {
@@ -71,7 +91,128 @@ DEFAULTS: ClientOptions = {
     "default_headers": None,
     "recover": True,
     "tool_choice": "required",
+    "deadline": DEFAULT_DEADLINE,
+    "max_response_bytes": MAX_RESPONSE_BYTES,
 }
+
+
+def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
+    """Check every given option's name, type and value; fill in the defaults.
+
+    Raises:
+        TypeError: An option that `ClientOptions` does not declare.
+        InvalidArgumentError: An option of the wrong type or value (says what to pass).
+    """
+    unknown = sorted(set(options) - set(ClientOptions.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"{owner}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"options are: {', '.join(sorted(ClientOptions.__annotations__))}"
+        )
+    resolved: ClientOptions = {**DEFAULTS, **options}  # type: ignore[typeddict-item]
+    _check_tools(resolved["tools"])
+    _check_int("max_retries", resolved["max_retries"], minimum=0)
+    _check_int("max_tokens", resolved["max_tokens"], minimum=1, optional=True)
+    _check_number("temperature", resolved["temperature"], optional=True)
+    _check_number("timeout", resolved["timeout"], positive=True)
+    _check_number("deadline", resolved["deadline"], positive=True)
+    _check_int("max_response_bytes", resolved["max_response_bytes"], minimum=1024)
+    for name in ("strict", "recover"):
+        if not isinstance(resolved[name], bool):
+            raise InvalidArgumentError(f"{name} must be True or False (got {resolved[name]!r})")
+    parallel = resolved["parallel_tool_calls"]
+    if parallel not in (None, True, False):
+        raise InvalidArgumentError(
+            f"parallel_tool_calls must be True, False or None ({parallel!r})"
+        )
+    if resolved["tool_choice"] not in TOOL_CHOICES:
+        raise InvalidArgumentError(
+            f"tool_choice must be one of {', '.join(map(repr, TOOL_CHOICES))} "
+            f"(got {resolved['tool_choice']!r}); use 'auto' for servers without 'required' support"
+        )
+    if resolved["retry"] is not None and not isinstance(resolved["retry"], RetryPolicy):
+        raise InvalidArgumentError(f"retry must be a RetryPolicy (got {resolved['retry']!r})")
+    for name in ("extra_body", "default_headers"):
+        value = resolved[name]  # type: ignore[literal-required]
+        if value is not None and not isinstance(value, Mapping):
+            raise InvalidArgumentError(f"{name} must be a dict (got {type(value).__name__})")
+    if resolved["on_escalate"] is not None and not callable(resolved["on_escalate"]):
+        raise InvalidArgumentError("on_escalate must be a function taking the ToolCallFailed")
+    if resolved["api_key"] is not None and not isinstance(resolved["api_key"], str):
+        raise InvalidArgumentError("api_key must be a string")
+    return resolved
+
+
+def base_urls_from(base_url: str | Sequence[str] | None) -> list[str]:
+    """The servers to use: the given URL(s), else `$TOOLCALL_BASE_URL`, else localhost:8000.
+
+    Raises:
+        InvalidArgumentError: No server, or a URL without `http://` or `https://`.
+    """
+    if base_url is None:
+        base_url = os.environ.get("TOOLCALL_BASE_URL") or DEFAULT_BASE_URL
+    urls = [base_url] if isinstance(base_url, str) else list(base_url)
+    if not urls:
+        raise InvalidArgumentError("base_url must name at least one server")
+    for url in urls:
+        if not isinstance(url, str):
+            raise InvalidArgumentError(f"base_url must be a string or a list of strings ({url!r})")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            rest = url.split("://")[-1].rstrip("/") or "localhost:8000"
+            suggestion = f"http://{rest}" if rest.endswith("/v1") else f"http://{rest}/v1"
+            raise InvalidArgumentError(
+                f"base_url {url!r} is not an http(s) URL: write it in full, e.g. {suggestion!r}"
+            )
+    return urls
+
+
+def api_key_for(given: str | None, base_urls: Sequence[str]) -> str:
+    """The key to send: the given one, else `$TOOLCALL_API_KEY`; `$OPENAI_API_KEY` only to
+    OpenAI itself, so a real OpenAI key never reaches a self-hosted server by default."""
+    if given:
+        return given
+    key = os.environ.get("TOOLCALL_API_KEY")
+    if key:
+        return key
+    if all(urlsplit(url).hostname in _OPENAI_HOSTS for url in base_urls):
+        return os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY
+    return PLACEHOLDER_KEY
+
+
+def _check_tools(tools: Any) -> None:
+    single = (
+        isinstance(tools, (str, bytes, Mapping, Tool))
+        or (isinstance(tools, type) and issubclass(tools, BaseModel))
+        or callable(tools)
+    )
+    if single or not isinstance(tools, Iterable):
+        raise InvalidArgumentError(
+            f"tools must be a list of tools, e.g. tools=[{getattr(tools, '__name__', 'fn')}] "
+            f"(got {type(tools).__name__})"
+        )
+
+
+def _check_int(name: str, value: Any, *, minimum: int, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{name} must be an int (got {value!r})")
+    if value < minimum:
+        raise InvalidArgumentError(f"{name} must be >= {minimum} (got {value})")
+
+
+def _check_number(name: str, value: Any, *, optional: bool = False, positive: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidArgumentError(f"{name} must be a number (got {value!r})")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InvalidArgumentError(f"{name} must be finite (got {value!r})")
+    if positive and value <= 0:
+        raise InvalidArgumentError(f"{name} must be positive (got {value!r})")
+    if not positive and value < 0:
+        raise InvalidArgumentError(f"{name} must be >= 0 (got {value!r})")
 
 
 class RunOptions(TypedDict, total=False):
@@ -83,42 +224,23 @@ class RunOptions(TypedDict, total=False):
     loop_guard: int | None
 
 
-def check_option_names(
-    owner: str, options: Mapping[str, Any], declared: type = ClientOptions
-) -> None:
-    """Refuse a misspelt option at once, as a plain keyword signature would.
-
-    Raises:
-        TypeError: An option that `declared` (a TypedDict) does not declare.
-    """
-    unknown = sorted(set(options) - set(declared.__annotations__))
-    if unknown:
-        raise TypeError(
-            f"{owner}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
-            f"options are: {', '.join(sorted(declared.__annotations__))}"
-        )
-
-
-def run_limits(owner: str, options: RunOptions) -> RunLimits:
+def run_limits(owner: str, options: Mapping[str, Any]) -> RunLimits:
     """Check `run()`'s options and return them as `RunLimits` (the defaults filled in).
 
     Raises:
         TypeError: An option `RunOptions` does not declare.
-        ValueError: A bound out of range.
+        InvalidArgumentError: A bound of the wrong type or out of range.
     """
-    check_option_names(owner, options, RunOptions)
+    unknown = sorted(set(options) - set(RunOptions.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"{owner}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"options are: {', '.join(sorted(RunOptions.__annotations__))}"
+        )
     limits = RunLimits(**options)
-    _at_least("max_steps", limits.max_steps, 1, none_ok=False)
-    _at_least("max_requests", limits.max_requests, 1)
-    _at_least("max_tokens_total", limits.max_tokens_total, 1)
+    _check_int("max_steps", limits.max_steps, minimum=1)
+    _check_int("max_requests", limits.max_requests, minimum=1, optional=True)
+    _check_int("max_tokens_total", limits.max_tokens_total, minimum=1, optional=True)
     # 1 would answer the first call of a run with "you already called it".
-    _at_least("loop_guard", limits.loop_guard, 2)
+    _check_int("loop_guard", limits.loop_guard, minimum=2, optional=True)
     return limits
-
-
-def _at_least(name: str, value: Any, minimum: int, *, none_ok: bool = True) -> None:
-    if value is None and none_ok:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        off = " or None for no limit" if none_ok else ""
-        raise ValueError(f"{name} must be an integer >= {minimum}{off} (got {value!r})")

@@ -17,7 +17,7 @@ from typing import Any, assert_never
 from pydantic import BaseModel
 
 from toolcall_sdk._context import RunContext
-from toolcall_sdk._errors import ToolCallFailed, ToolTimeoutError
+from toolcall_sdk._errors import ToolCallFailed, ToolTimeoutError, TransportError
 from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
 from toolcall_sdk._feedback import (
     denied_text,
@@ -223,6 +223,9 @@ class _Run:
     executed: list[ToolCall] = field(default_factory=list)
     # The tool message of each call answered without running (denied, repeated), by id.
     notes: dict[str, str] = field(default_factory=dict)
+    # Each call that ran in this step, by tool and canonical arguments: a repeat reuses its
+    # outcome (across steps the loop guard decides).
+    ran: dict[tuple[str, str], ToolCall] = field(default_factory=dict)
 
 
 def flow(
@@ -250,6 +253,18 @@ def flow(
     """
     control = control if control is not None else StepControl()
     state = _Run(history=list(messages))
+    try:
+        return (yield from _step_flow(config, state, execute, context, control))
+    except TransportError as exc:
+        # Thrown in by the client when a request failed: say what had happened before.
+        exc.attempts = list(state.attempts)
+        exc.executed = list(state.executed)
+        raise
+
+
+def _step_flow(
+    config: Config, state: _Run, execute: bool, context: Any, control: StepControl
+) -> Generator[Effect, Any, ToolCallResult]:
     resume = control.resume
     if resume is None:
         tools = list(config.tools.values())
@@ -532,8 +547,24 @@ def _execute(
     tools: Mapping[str, Tool[..., Any]],
     contexts: _ToolContexts,
 ) -> Generator[Effect, Any, list[Problem]]:
-    """Run each call of the answer once (those not skipped); a ModelRetry sends it back."""
-    runnable = [call for call in calls if call.skipped is None]
+    """Run each call of the answer once (those not skipped); a ModelRetry sends it back.
+
+    A call equal (tool and canonical arguments) to one that already ran in this step, or
+    to an earlier call of this answer, is not run again: it carries that call's outcome.
+    """
+    runnable: list[ToolCall] = []
+    first_of: dict[tuple[str, str], ToolCall] = {}
+    repeats: list[tuple[ToolCall, ToolCall]] = []
+    for call in calls:
+        if call.skipped is not None:
+            continue
+        key = call_key(call)
+        earlier = state.ran.get(key) or first_of.get(key)
+        if earlier is not None:
+            repeats.append((call, earlier))
+            continue
+        first_of[key] = call
+        runnable.append(call)
     outcomes: list[Outcome | None] = []
     if runnable:
         outcomes = yield ExecuteMany(
@@ -567,6 +598,23 @@ def _execute(
         call.executed = True
         call.output = outcome.output
         call.error = _timeout_error(tools[call.name], call) if outcome.timed_out else outcome.error
+        state.ran[call_key(call)] = call
+    for call, earlier in repeats:
+        # The side effect must not happen twice (typically a call repeated after a
+        # ModelRetry on another one); the repeat is answered with the recorded outcome.
+        if earlier.executed:
+            call.executed = True
+            call.output, call.error, call.reused_from = earlier.output, earlier.error, earlier.id
+        else:  # its twin in this answer did not run (a retry stopped it): neither does it
+            problems.append(
+                Problem(
+                    kind="not_executed",
+                    message="not run: an equal call of this answer did not run",
+                    tool_name=call.name,
+                    call_id=call.id,
+                    raw_arguments=call.raw_arguments,
+                )
+            )
     if problems:
         # Calls that ran before the retry keep their outputs: they never run again.
         state.executed.extend(call for call in calls if call.executed)

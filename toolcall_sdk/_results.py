@@ -126,7 +126,10 @@ class ToolCall:
         output: What the business function returned (set by `run()`).
         error: The exception the business function raised, if it did (set by `run()`);
             a `ToolTimeoutError` when it ran past its `@tool(timeout=...)`.
-        executed: Whether `run()` ran the business function.
+        executed: Whether the call has its function's outcome (`output` or `error`).
+        reused_from: Set when the model repeated a call that had already run in this
+            step: the id of that call, whose outcome this one carries; the function did
+            not run again.
         skipped: Why the function did not run although the call was valid: `"denied"` at
             an approval, or `"repeated"` (answered by the loop guard); None otherwise.
     """
@@ -138,6 +141,7 @@ class ToolCall:
     output: Any = None
     error: BaseException | None = None
     executed: bool = False
+    reused_from: str | None = None
     skipped: SkipReason | None = None
 
 

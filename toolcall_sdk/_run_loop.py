@@ -18,6 +18,7 @@ from toolcall_sdk._errors import (
     ApprovalRequired,
     LoopDetected,
     MaxStepsExceeded,
+    TransportError,
     UsageLimitExceeded,
 )
 from toolcall_sdk._loop_guard import LoopGuard
@@ -179,6 +180,14 @@ def run_flow(
             )
         except StepPaused as paused:
             raise _approval_required(loop, paused, number) from None
+        except TransportError as exc:
+            # The step said what it had done; the earlier steps' calls ran too.
+            exc.attempts = [*(a for step in loop.steps for a in step.attempts), *exc.attempts]
+            exc.executed = [
+                *(c for step in loop.steps for c in step.calls if c.executed),
+                *exc.executed,
+            ]
+            raise
         except LoopStop as stop:
             raise LoopDetected(
                 f"the model called {stop.name} with the same arguments {stop.arguments} in "

@@ -2,7 +2,8 @@
 
 `StreamAccumulator` rebuilds the message a non-streamed request would give. `AnswerEvents`
 does that too and, chunk by chunk, says what a UI may show: text, calls starting, argument
-text. Both are free of I/O, shared by the sync and async clients.
+text. Both are free of I/O, shared by the sync and async clients, and read chunks as the
+JSON objects the server sent (dicts), the way `_body` decodes them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from toolcall_sdk._recovery import recovered_call_id
 from toolcall_sdk._results import Usage
 from toolcall_sdk.parsing import ArgumentsDelta, CallStarted, StreamEvent, StreamParser, TextDelta
 
-__all__ = ["AnswerEvents", "StreamAccumulator"]
+__all__ = ["AnswerEvents", "StreamAccumulator", "usage_of"]
 
 
 @dataclass(slots=True)
@@ -31,6 +32,7 @@ class StreamAccumulator:
 
     Tool-call fragments are joined by their `index`, the way OpenAI and vLLM stream them:
     the first fragment of a call carries its id and name, later ones only argument text.
+    `done` records whether the stream said it was complete (`[DONE]` or a finish reason).
     """
 
     content: list[str] = field(default_factory=list)
@@ -40,39 +42,38 @@ class StreamAccumulator:
     usage: Usage = field(default_factory=Usage)
     chunks: int = 0
 
-    def add(self, chunk: Any) -> None:
-        """Take one chunk (an `openai.types.chat.ChatCompletionChunk`)."""
+    def add(self, chunk: dict[str, Any]) -> None:
+        """Take one chunk (a `chat.completion.chunk` object as the server sent it)."""
         self.chunks += 1
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
-            self.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-        for choice in getattr(chunk, "choices", None) or []:
-            if choice.index != 0:
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage_of(usage)
+        for choice in _first_choices(chunk):
+            if choice.get("finish_reason") is not None:
+                self.finish_reason = choice["finish_reason"]
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
                 continue
-            if choice.finish_reason is not None:
-                self.finish_reason = choice.finish_reason
-            delta = choice.delta
-            if delta is None:
-                continue
-            if delta.content:
-                self.content.append(delta.content)
-            extra = getattr(delta, "model_extra", None) or {}
-            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+            content = delta.get("content")
+            if content and isinstance(content, str):
+                self.content.append(content)
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str):
                 self.reasoning.append(reasoning)
-            for fragment in delta.tool_calls or []:
-                self._add_fragment(fragment)
+            for fragment in delta.get("tool_calls") or ():
+                if isinstance(fragment, dict):
+                    self._add_fragment(fragment)
 
-    def _add_fragment(self, fragment: Any) -> None:
-        pending = self.calls.setdefault(fragment.index, _PendingCall())
-        if fragment.id:
-            pending.id = fragment.id
-        function = fragment.function
-        if function is not None:
-            if function.name:
-                pending.name += function.name
-            if function.arguments:
-                pending.arguments.append(function.arguments)
+    def _add_fragment(self, fragment: dict[str, Any]) -> None:
+        pending = self.calls.setdefault(_index(fragment), _PendingCall())
+        if fragment.get("id"):
+            pending.id = str(fragment["id"])
+        function = fragment.get("function")
+        if isinstance(function, dict):
+            if function.get("name"):
+                pending.name += str(function["name"])
+            if function.get("arguments"):
+                pending.arguments.append(str(function["arguments"]))
 
     def message(self) -> dict[str, Any]:
         """The assistant message, shaped like a non-streamed `message.model_dump()`."""
@@ -116,18 +117,20 @@ class AnswerEvents:
         self._parser = StreamParser(content_format) if content_format is not None else None
         self._announced: set[int] = set()
 
-    def add(self, chunk: Any) -> list[ToolCallEvent]:
-        """Take one `ChatCompletionChunk`; return the events it completes, in order."""
+    def add(self, chunk: dict[str, Any]) -> list[ToolCallEvent]:
+        """Take one chunk (a dict as sent); return the events it completes, in order."""
         self.accumulator.add(chunk)
         events: list[ToolCallEvent] = []
-        for choice in getattr(chunk, "choices", None) or []:
-            if choice.index != 0 or choice.delta is None:
+        for choice in _first_choices(chunk):
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
                 continue
-            delta = choice.delta
-            if delta.content:
-                events.extend(self._content(delta.content))
-            for fragment in delta.tool_calls or []:
-                events.extend(self._fragment(fragment))
+            content = delta.get("content")
+            if content and isinstance(content, str):
+                events.extend(self._content(content))
+            for fragment in delta.get("tool_calls") or ():
+                if isinstance(fragment, dict):
+                    events.extend(self._fragment(fragment))
         return events
 
     def close(self) -> list[ToolCallEvent]:
@@ -159,13 +162,14 @@ class AnswerEvents:
             # CallFinished adds nothing a UI needs: validation says whether the call stands.
         return events
 
-    def _fragment(self, fragment: Any) -> list[ToolCallEvent]:
+    def _fragment(self, fragment: dict[str, Any]) -> list[ToolCallEvent]:
         # The accumulator has already taken this chunk: it holds the call's id, name and
         # the argument text so far, whichever fragments they came in.
-        index: int = fragment.index
+        index = _index(fragment)
         if index in self._announced:
-            function = fragment.function
-            return self._arguments(index, function.arguments if function is not None else None)
+            function = fragment.get("function")
+            text = function.get("arguments") if isinstance(function, dict) else None
+            return self._arguments(index, str(text) if text else None)
         pending = self.accumulator.calls[index]
         if not pending.name:  # announce a call by its name; its arguments wait till then
             return []
@@ -179,3 +183,21 @@ class AnswerEvents:
 
     def _arguments(self, index: int, text: str | None) -> list[ToolCallEvent]:
         return [ToolArgumentsDelta(index, text, self._attempt)] if text else []
+
+
+def usage_of(usage: dict[str, Any]) -> Usage:
+    """`Usage` from a response's `usage` object (missing or null counts are 0)."""
+    return Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+
+
+def _first_choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:
+    # Only choice 0 is read: the client never asks for n > 1.
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        return []
+    return [c for c in choices if isinstance(c, dict) and (c.get("index") or 0) == 0]
+
+
+def _index(fragment: dict[str, Any]) -> int:
+    index = fragment.get("index")
+    return index if isinstance(index, int) else 0

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Generic, ParamSpec, TypeVar, overload
 
 import docstring_parser
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, create_model
 
 from toolcall_sdk._context import RunContext, is_run_context
 from toolcall_sdk._errors import ToolDefinitionError
@@ -258,8 +258,10 @@ def _build_tool(
 ) -> Tool[Any, Any]:
     if isinstance(target, type) and issubclass(target, BaseModel):
         doc = docstring_parser.parse(inspect.getdoc(target) or "")
+        model_name = name or _snake_case(target.__name__)
+        _check_schema(target, model_name, "field")
         return Tool(
-            name=name or _snake_case(target.__name__),
+            name=model_name,
             description=description if description is not None else _summary(doc),
             args_model=target,
             strict=strict,
@@ -340,6 +342,7 @@ def _arguments_model(
         only = parameters[0]
         bare = _strip_annotated(hints[only.name])
         if isinstance(bare, type) and issubclass(bare, BaseModel):
+            _check_schema(bare, tool_name, "field")
             return bare, only.name, context_parameter
 
     descriptions = {p.arg_name: p.description for p in doc.params if p.description}
@@ -348,12 +351,16 @@ def _arguments_model(
         annotation = _with_description(hints[parameter.name], descriptions.get(parameter.name))
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
         fields[parameter.name] = (annotation, default)
-    model = create_model(
-        _camel_case(tool_name),
-        __config__=ConfigDict(extra="forbid"),
-        __module__=getattr(function, "__module__", __name__),
-        **fields,
-    )
+    try:
+        model = create_model(
+            _camel_case(tool_name),
+            __config__=ConfigDict(extra="forbid"),
+            __module__=getattr(function, "__module__", __name__),
+            **fields,
+        )
+    except (PydanticUserError, TypeError) as exc:
+        raise _unsupported(tool_name, "parameter", fields, exc) from exc
+    _check_schema(model, tool_name, "parameter")
     return model, None, context_parameter
 
 
@@ -366,6 +373,50 @@ def _check_timeout(name: str, timeout: float | None) -> None:
             "use None for no limit",
             tool_name=name,
         )
+
+
+def _check_schema(model: type[BaseModel], tool_name: str, kind: str) -> None:
+    """Fail at definition time when the model cannot be described to the model as JSON.
+
+    Pydantic builds a validator for types it cannot express as JSON schema (callables, and
+    any class once arbitrary types are allowed), so without this check the first request
+    would fail instead, with an error naming neither the tool nor the parameter.
+    """
+    try:
+        model.model_json_schema()
+    except (PydanticUserError, TypeError) as exc:
+        fields = {key: (info.annotation, ...) for key, info in model.model_fields.items()}
+        raise _unsupported(tool_name, kind, fields, exc) from exc
+
+
+def _unsupported(
+    tool_name: str, kind: str, fields: dict[str, Any], exc: Exception
+) -> ToolDefinitionError:
+    culprit = next((key for key, (annotation, _) in fields.items() if _no_schema(annotation)), None)
+    where = f"{kind} {culprit!r}" if culprit else f"a {kind}"
+    if culprit is not None:
+        detail = f" ({_type_name(fields[culprit][0])})"
+    else:  # only Pydantic's words can say which part of the type it could not describe
+        detail = f" ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    return ToolDefinitionError(
+        f"tool {tool_name!r}: {where}{detail} has a type that cannot be sent to the model as "
+        "JSON. Use JSON-shaped types (str, int, float, bool, lists, dicts, Literal, Enum, "
+        "dates, Pydantic models) and build other objects inside the tool",
+        tool_name=tool_name,
+    )
+
+
+def _no_schema(annotation: Any) -> bool:
+    try:
+        TypeAdapter(annotation).json_schema()
+    except (PydanticUserError, TypeError):
+        return True
+    return False
+
+
+def _type_name(annotation: Any) -> str:
+    name = getattr(annotation, "__name__", None)
+    return name if isinstance(name, str) and not typing.get_args(annotation) else repr(annotation)
 
 
 def _check_name(name: str) -> None:

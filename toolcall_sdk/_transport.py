@@ -1,18 +1,22 @@
 """Getting one request through: transient-failure retries, failover, typed errors.
 
-Transport retries (429, 5xx, dropped connections, timeouts) are separate from model
+Transport retries (408, 429, 5xx, dropped connections, timeouts) are separate from model
 attempts: they resend the same request, never re-run a business function and never count
 against `max_retries`. Each request is bounded by attempts *and* a deadline. Other 4xx
-responses are never retried: the same request would fail the same way.
+responses, and the 5xx that say the server cannot do this at all (501, 505, ...), are never
+retried: the same request would fail the same way.
 """
 
 from __future__ import annotations
 
+import email.utils
 import logging
+import math
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import openai
 from tenacity import (
@@ -27,6 +31,7 @@ from tenacity import (
 from toolcall_sdk._errors import (
     AuthenticationError,
     ContextLengthExceededError,
+    EndpointNotFoundError,
     ModelNotFoundError,
     RateLimitedError,
     RequestRejectedError,
@@ -56,6 +61,13 @@ _CONTEXT_PHRASES = (
     "too many tokens",
     "is too long",
 )
+
+# 5xx statuses that describe the server, not a passing state: Not Implemented, HTTP Version
+# Not Supported, Variant Also Negotiates, Loop Detected, Not Extended, Network
+# Authentication Required. Resending the same request cannot succeed.
+_PERMANENT_5XX: Final = frozenset({501, 505, 506, 508, 510, 511})
+# 408 Request Timeout: the server gave up waiting for the request; a resend may succeed.
+_RETRIED_4XX: Final = frozenset({408, 429})
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,30 +117,35 @@ def is_transient(exc: BaseException) -> bool:
     """Whether resending the same request may succeed."""
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
+    if isinstance(exc, ServerConnectionError):  # a stream cut before it said it was complete
+        return True
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code == 429 or exc.status_code >= 500
+        status = exc.status_code
+        return status in _RETRIED_4XX or (status >= 500 and status not in _PERMANENT_5XX)
     return False
 
 
-def retrying(policy: RetryPolicy) -> Retrying:
-    """A tenacity controller for the sync client."""
-    kwargs = _controller_kwargs(policy)
+def retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> Retrying:
+    """A tenacity controller for the sync client; `max_delay` caps the policy's deadline."""
+    kwargs = _controller_kwargs(policy, max_delay)
     if policy.sleep is not None:
         kwargs["sleep"] = policy.sleep
     return Retrying(**kwargs)
 
 
-def async_retrying(policy: RetryPolicy) -> AsyncRetrying:
-    """A tenacity controller for the async client."""
-    kwargs = _controller_kwargs(policy)
+def async_retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> AsyncRetrying:
+    """A tenacity controller for the async client; `max_delay` caps the policy's deadline."""
+    kwargs = _controller_kwargs(policy, max_delay)
     if policy.async_sleep is not None:
         kwargs["sleep"] = policy.async_sleep
     return AsyncRetrying(**kwargs)
 
 
-def _controller_kwargs(policy: RetryPolicy) -> dict[str, Any]:
+def _controller_kwargs(policy: RetryPolicy, max_delay: float | None) -> dict[str, Any]:
+    # No retry starts, nor backoff is slept, past the request's deadline or the call's.
+    deadline = policy.deadline if max_delay is None else min(policy.deadline, max_delay)
     return {
-        "stop": stop_after_attempt(policy.attempts) | stop_before_delay(policy.deadline),
+        "stop": stop_after_attempt(policy.attempts) | stop_before_delay(deadline),
         "wait": policy.backoff,
         "retry": retry_if_exception(is_transient),
         "before_sleep": _log_retry,
@@ -171,6 +188,18 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
             status_code=status,
             server_message=message,
         )
+    if status == 408:
+        return ServerTimeoutError(
+            f"the server at {where} timed out the request (HTTP 408: {message}). It may be "
+            "overloaded: lower the concurrency or check the server's load"
+        )
+    if status in _PERMANENT_5XX:
+        return RequestRejectedError(
+            f"the server at {base_url} cannot serve this request (HTTP {status}: {message}); "
+            "retrying cannot help. Check that base_url points at an OpenAI-compatible server",
+            status_code=status,
+            server_message=message,
+        )
     if status >= 500:
         return ServerUnavailableError(
             f"server error {status} from {where}: {message}",
@@ -181,6 +210,14 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
         return AuthenticationError(
             f"the server at {base_url} rejected the credentials (HTTP {status}). Pass the "
             "api_key= that the server was started with (vLLM's --api-key)",
+            status_code=status,
+            server_message=message,
+        )
+    if status == 404 and _missing_endpoint(exc.body, message, base_url):
+        return EndpointNotFoundError(
+            f"nothing answers at {base_url.rstrip('/')}/chat/completions (HTTP 404: {message}). "
+            f"base_url must be the server's OpenAI API root, which ends in /v1 for vLLM: "
+            f"{_with_v1(base_url)}",
             status_code=status,
             server_message=message,
         )
@@ -206,6 +243,21 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
         status_code=status,
         server_message=message,
     )
+
+
+def _missing_endpoint(body: object, message: str, base_url: str) -> bool:
+    # vLLM's "model does not exist" 404 names the model; a missing route is FastAPI's bare
+    # {"detail": "Not Found"}. A base_url without /v1 is the usual cause of the second.
+    if "model" in message.lower():
+        return False
+    if isinstance(body, dict) and str(body.get("detail", "")).lower() == "not found":
+        return True
+    return not error_body_message(body) or not base_url.rstrip("/").endswith("/v1")
+
+
+def _with_v1(base_url: str) -> str:
+    root = base_url.rstrip("/")
+    return root if root.endswith("/v1") else f"{root}/v1"
 
 
 def _hint(message: str) -> str:
@@ -235,15 +287,41 @@ def _server_message(exc: openai.APIStatusError) -> str:
 
 
 def _retry_after(exc: BaseException | None) -> float | None:
+    """Seconds the server asked to wait, or None when it asked nothing usable.
+
+    `Retry-After` is a number of seconds or an HTTP date (RFC 9110). A date is counted from
+    the response's own `Date` when it has one, so a skewed client clock does not matter.
+    A value that is not a finite non-negative number or a date is ignored (the exponential
+    backoff applies); a date already past means "now". The caller caps the result.
+    """
     if not isinstance(exc, openai.APIStatusError):
         return None
-    value = exc.response.headers.get("retry-after")
-    if value is None:
+    value = (exc.response.headers.get("retry-after") or "").strip()
+    if not value:
         return None
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
-        return None  # an HTTP date: fall back to the exponential backoff
+        return _seconds_until(value, exc.response.headers.get("date"))
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _seconds_until(http_date: str, server_date: str | None) -> float | None:
+    when = _parse_http_date(http_date)
+    if when is None:
+        return None
+    now = _parse_http_date(server_date) if server_date else None
+    return max(when - (now if now is not None else time.time()), 0.0)
+
+
+def _parse_http_date(text: str) -> float | None:
+    try:
+        parsed = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:  # RFC 9110 dates are GMT
+        return None
+    return parsed.timestamp()
 
 
 def _cause(exc: BaseException) -> str:

@@ -1,11 +1,16 @@
 """Checking one assistant answer against the offered tools.
 
 Pure functions: an assistant message (as a dict) in, validated calls and problems out.
+Arguments are decoded within the bounds of `_limits` (size, depth, number length, finite
+numbers only): whatever the model sends becomes a problem to feed back, never an exception.
+A validator that raises something other than `ValueError`/`AssertionError` is a bug in the
+tool, not a mistake of the model: it raises `ToolValidatorError`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -13,9 +18,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from toolcall_sdk._feedback import field_errors_from_pydantic
+from toolcall_sdk._errors import ModelRetry, ToolValidatorError
+from toolcall_sdk._feedback import field_errors_from_pydantic, fields_summary
+from toolcall_sdk._limits import (
+    MAX_ARGUMENTS_CHARS,
+    MAX_ARGUMENTS_DEPTH,
+    MAX_NUMBER_CHARS,
+    MAX_QUOTED_NAME_CHARS,
+    shorten,
+)
 from toolcall_sdk._results import Problem, ToolCall
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.parsing._json import too_deep
 from toolcall_sdk.parsing.repair import repair_arguments
 
 __all__ = ["check_answer", "drop_null_defaults"]
@@ -61,17 +75,19 @@ def check_answer(
         raw_arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
         tool = tools.get(name) if isinstance(name, str) else None
         if tool is None:
+            quoted = shorten(name, MAX_QUOTED_NAME_CHARS) if isinstance(name, str) else name
             problems.append(
                 Problem(
                     kind="unknown_tool",
-                    message=f"no tool named {name!r}",
+                    message=f"no tool named {quoted!r}",
                     tool_name=name if isinstance(name, str) else None,
                     call_id=call_id,
                     raw_arguments=raw_arguments,
                 )
             )
             continue
-        if isinstance(arguments, str) and arguments.strip():
+        oversized = isinstance(arguments, str) and len(arguments) > MAX_ARGUMENTS_CHARS
+        if isinstance(arguments, str) and arguments.strip() and not oversized:
             schema = (schemas or {}).get(tool.name)
             arguments, made = repair_arguments(arguments, schema, finish_reason=finish_reason)
             if repairs is not None:
@@ -97,7 +113,7 @@ def check_answer(
             problems.append(
                 Problem(
                     kind="invalid_arguments",
-                    message="; ".join(f"{f.field}: {f.message}" for f in fields),
+                    message=fields_summary(fields),
                     tool_name=tool.name,
                     call_id=call_id,
                     raw_arguments=raw_arguments,
@@ -105,6 +121,25 @@ def check_answer(
                 )
             )
             continue
+        except ModelRetry as signal:  # a validator may ask for another call, like the tool
+            problems.append(
+                Problem(
+                    kind="tool_retry",
+                    message=signal.message,
+                    tool_name=tool.name,
+                    call_id=call_id,
+                    raw_arguments=raw_arguments,
+                )
+            )
+            continue
+        except Exception as exc:
+            raise ToolValidatorError(
+                f"a validator of tool {tool.name!r} raised {type(exc).__name__}: {exc} "
+                f"(call {call_id}). Validators must raise ValueError or AssertionError for "
+                "input the model should correct; anything else is a bug in the tool",
+                tool_name=tool.name,
+                call_id=call_id,
+            ) from exc
         calls.append(
             ToolCall(id=call_id, name=tool.name, arguments=instance, raw_arguments=raw_arguments)
         )
@@ -119,13 +154,55 @@ def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
         return {}, None
     if not isinstance(arguments, str):
         return {}, f"expected a JSON object, got {type(arguments).__name__}"
+    if len(arguments) > MAX_ARGUMENTS_CHARS:
+        return {}, (
+            f"{len(arguments)} characters, over the {MAX_ARGUMENTS_CHARS}-character limit; "
+            "send shorter arguments"
+        )
+    # Checked before decoding: the standard decoder recurses once per level.
+    if too_deep(arguments):
+        return {}, f"nested deeper than {MAX_ARGUMENTS_DEPTH} levels"
     try:
-        data = json.loads(arguments)
+        data = _DECODER.decode(arguments)
     except json.JSONDecodeError as exc:
         return {}, f"{exc.msg} at character {exc.pos}"
+    except _Refused as exc:
+        return {}, str(exc)
+    except RecursionError:  # a deep stack at the caller; the depth check keeps us far from it
+        return {}, f"nested deeper than {MAX_ARGUMENTS_DEPTH} levels"
     if not isinstance(data, dict):
         return {}, f"expected a JSON object, got a JSON {type(data).__name__}"
     return data, None
+
+
+class _Refused(ValueError):
+    """A value the bounded decoder will not produce; the message is the model's feedback."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Refused(f"a number longer than {MAX_NUMBER_CHARS} characters")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Refused(f"a number longer than {MAX_NUMBER_CHARS} characters")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"{text} is beyond the range of a float; send a finite number")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON value; send a finite number")
+
+
+# Standard JSON only, every number finite and of bounded length, so a float parameter never
+# sees NaN or an infinity and no integer conversion can fail or take quadratic time.
+_DECODER = json.JSONDecoder(
+    parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_refuse_constant
+)
 
 
 def drop_null_defaults(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:

@@ -6,11 +6,17 @@ Commands are registered here; each one's logic lives in its own module so that
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from toolcall_sdk._version import __version__
+
+# The environment variables every command and the client read (docs/reliability.md).
+BASE_URL_ENV = "TOOLCALL_BASE_URL"
+MODEL_ENV = "TOOLCALL_MODEL"
+API_KEY_ENV = "TOOLCALL_API_KEY"
+DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 
 app = typer.Typer(
     name="toolcall-sdk",
@@ -24,6 +30,12 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+def _fail(error: BaseException | str, *, code: int) -> NoReturn:
+    """End the command with a one-line error on stderr: what happened and what to do."""
+    typer.echo(f"error: {error}", err=True)
+    raise typer.Exit(code=code)
 
 
 def _version_callback(value: bool) -> None:
@@ -109,7 +121,7 @@ def launch(
     api_key: Annotated[
         str | None,
         typer.Option(
-            envvar="VLLM_API_KEY",
+            envvar=[API_KEY_ENV, "VLLM_API_KEY"],
             help="API key clients must send (never printed).",
             show_default=False,
         ),
@@ -163,10 +175,14 @@ def launch(
         if model is not None:
             raise typer.BadParameter("give either MODEL or --demo, not both")
         from toolcall_sdk.launcher._demo import prepare_demo
+        from toolcall_sdk.launcher._errors import LaunchError
 
-        prepared = prepare_demo(
-            vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
-        )
+        try:
+            prepared = prepare_demo(
+                vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
+            )
+        except LaunchError as exc:
+            _fail(exc, code=1)
         model = str(prepared.model_dir)
         vllm_args = list(prepared.extra_args)
         vllm_command = prepared.vllm_command
@@ -216,11 +232,13 @@ def launch(
 )
 def doctor(
     base_url: str = typer.Option(
-        "http://127.0.0.1:8000/v1", "--base-url", help="The server's /v1 URL."
+        DEFAULT_BASE_URL, "--base-url", envvar=BASE_URL_ENV, help="The server's /v1 URL."
     ),
-    model: str | None = typer.Option(None, "--model", help="Served model name (default: first)."),
+    model: str | None = typer.Option(
+        None, "--model", envvar=MODEL_ENV, help="Served model name (default: first)."
+    ),
     api_key: str | None = typer.Option(
-        None, "--api-key", envvar="TOOLCALL_API_KEY", help="The server's --api-key."
+        None, "--api-key", envvar=API_KEY_ENV, help="The server's --api-key."
     ),
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request."),
 ) -> None:
@@ -249,10 +267,13 @@ def eval_(
         typer.Argument(help="Case files (JSON Lines, see docs/evals.md).", show_default=False),
     ] = None,
     base_url: Annotated[
-        str, typer.Option("--base-url", help="The server's /v1 URL.")
-    ] = "http://127.0.0.1:8000/v1",
+        str, typer.Option("--base-url", envvar=BASE_URL_ENV, help="The server's /v1 URL.")
+    ] = DEFAULT_BASE_URL,
     model: Annotated[
-        str | None, typer.Option("--model", help="Served model name (default: the first served).")
+        str | None,
+        typer.Option(
+            "--model", envvar=MODEL_ENV, help="Served model name (default: the first served)."
+        ),
     ] = None,
     pipeline: Annotated[
         list[str] | None,
@@ -296,19 +317,33 @@ def eval_(
     ] = None,
     api_key: Annotated[
         str | None,
-        typer.Option("--api-key", envvar="TOOLCALL_API_KEY", help="The server's --api-key."),
+        typer.Option("--api-key", envvar=API_KEY_ENV, help="The server's --api-key."),
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 120.0,
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")
     ] = True,
+    allow_code: Annotated[
+        bool,
+        typer.Option(
+            "--allow-code",
+            help="Import the Python modules case files name for their tools (FILE.py:NAME, "
+            "module:NAME). Importing runs them: only for case files you trust.",
+        ),
+    ] = False,
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="Discard the results already in --out instead of resuming."),
+    ] = False,
 ) -> None:
     from pathlib import Path
 
     from rich.console import Console
 
-    from toolcall_sdk.evals._cli import gather_cases, resolve_model, run_eval_command
+    from toolcall_sdk._errors import ToolCallError
+    from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
+    from toolcall_sdk.evals._preflight import preflight
 
     chosen = pipeline or list(LADDER)
     unknown = [p for p in chosen if p not in LADDER]
@@ -317,11 +352,10 @@ def eval_(
     if router not in ("llm", "always", "never"):
         raise typer.BadParameter("--router must be llm, always or never")
     try:
-        loaded = gather_cases(cases or [], bfcl, limit=limit)
-        served = model or resolve_model(base_url, api_key=api_key, timeout=timeout)
-    except (ValueError, OSError, ImportError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
+        loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
+        served = preflight(base_url, model=model, api_key=api_key, timeout=timeout)
+    except (ValueError, OSError, ToolCallError) as exc:
+        _fail(exc, code=2)
     settings = EvalSettings(
         base_url=base_url,
         model=served,
@@ -332,16 +366,22 @@ def eval_(
         max_tokens=max_tokens,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
-    run_eval_command(
-        loaded,
-        settings,
-        pipelines=chosen,
-        out_dir=Path(out),
-        concurrency=concurrency,
-        progress=progress,
-        console=Console(width=160),
-        source=", ".join(sources),
-    )
+    try:
+        code = run_eval_command(
+            loaded,
+            settings,
+            pipelines=chosen,
+            out_dir=Path(out),
+            concurrency=concurrency,
+            progress=progress,
+            console=Console(width=160),
+            source=", ".join(sources),
+            fresh=fresh,
+        )
+    except (ValueError, OSError, ToolCallError) as exc:  # the out dir belongs to another run
+        _fail(exc, code=2)
+    if code:
+        raise typer.Exit(code=code)
 
 
 def main() -> None:

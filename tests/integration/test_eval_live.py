@@ -45,6 +45,7 @@ def test_ladder_on_the_demo_server(demo_server: Server, tmp_path: Path) -> None:
     argv = [
         "eval",
         str(cases),
+        "--allow-code",  # the bundled cases' tools are Python (invoices_tools.py)
         "--base-url",
         demo_server.base_url,
         "--model",

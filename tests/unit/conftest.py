@@ -112,7 +112,6 @@ class AsyncTwin:
 
     def close(self) -> None:
         self._loop.run_until_complete(self._client.close())
-        self._loop.close()
 
 
 @pytest.fixture(params=["sync", "async"])
@@ -158,8 +157,8 @@ def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
 
     yield factory
     for client in made:
-        if not client._loop.is_closed():
-            client.close()
+        client.close()
+        client._loop.close()
 
 
 @pytest.fixture
@@ -199,6 +198,48 @@ def make_async_client(sleeps: list[float]) -> Callable[..., AsyncToolCallClient]
     return factory
 
 
+Call = Callable[..., Any]
+
+
+@pytest.fixture(params=["sync", "async"])
+def call_with(request: pytest.FixtureRequest, sleeps: list[float]) -> Call:
+    """`client.call` (or `run`) through the sync or the async twin: every scenario runs twice."""
+
+    async def no_sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def call(model: ScriptedModel, tools: list[Any], *, run: bool = False, **options: Any) -> Any:
+        """Call (or run) "Weather in Oslo?" on a new client of this twin."""
+        options.setdefault("router", "always")
+        options.setdefault(
+            "retry", RetryPolicy(sleep=sleeps.append, async_sleep=no_sleep, jitter=0.0)
+        )
+        method = "run" if run else "call"
+        if request.param == "sync":
+            client = ToolCallClient(
+                base_url=model.base_url,
+                model="test-model",
+                tools=tools,
+                http_client=model.http_client(),
+                **options,
+            )
+            return getattr(client, method)("Weather in Oslo?")
+
+        async def go() -> Any:
+            async with AsyncToolCallClient(
+                base_url=model.base_url,
+                model="test-model",
+                tools=tools,
+                http_client=model.async_http_client(),
+                **options,
+            ) as client:
+                return await getattr(client, method)("Weather in Oslo?")
+
+        return asyncio.run(go())
+
+    return call
+
+
 def not_in_past(value: date, info: ValidationInfo) -> date:
     today = (info.context or {}).get("today", TODAY)
     if value < today:
@@ -206,4 +247,4 @@ def not_in_past(value: date, info: ValidationInfo) -> date:
     return value
 
 
-__all__ = ["TODAY", "ClientFactory", "Ledger", "field_validator", "not_in_past"]
+__all__ = ["TODAY", "Call", "ClientFactory", "Ledger", "field_validator", "not_in_past"]

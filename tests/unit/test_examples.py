@@ -32,7 +32,11 @@ def test_quickstart_shows_the_feedback_loop() -> None:
     out = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env
     ).stdout
-    assert "attempt 1: ['invalid_arguments']" in out
+    # The rejected attempt shows the feedback the model was sent, as the README promises.
+    assert "attempt 1 rejected; the model was told:" in out
+    assert "VALIDATION_ERROR in create_invoice" in out
+    assert "- customer_id: String should match pattern '^CUS-\\d{6}$' (got \"CUS-42\")" in out
+    assert "['invalid_arguments']" not in out
     assert "attempt 2: ok" in out
     assert "-> {'invoice_id': 'INV-0001', 'customer_id': 'CUS-000042'" in out
 

@@ -63,6 +63,7 @@ EXPORTED = [
     "ToolDefinitionError",
     "ToolExecutionError",
     "ToolTimeoutError",
+    "ToolValidatorError",
     "TransportError",
     "Usage",
     "UsageLimitExceeded",
@@ -87,7 +88,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 25
+    assert len(errors) == 26
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 

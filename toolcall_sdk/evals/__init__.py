@@ -3,7 +3,7 @@
 ```python
 from toolcall_sdk.evals import EvalSettings, build_report, load_cases, run_eval_sync
 
-cases = load_cases("evals/invoices.jsonl")
+cases = load_cases("evals/invoices.jsonl", allow_code=True)  # its tools are Python
 records = run_eval_sync(cases, EvalSettings(base_url="http://localhost:8000/v1", model="m"))
 report = build_report(records)
 print(report.ladder[-1].pass_rate)

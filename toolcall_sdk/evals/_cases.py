@@ -11,7 +11,9 @@ A case file is JSON Lines, one case per line::
      "context": {"today": "2026-12-01"}}
 
 `tools` is a list of OpenAI tool definitions, or a reference `FILE.py:NAME` (relative to the
-case file) / `package.module:NAME` to a list of `@tool` functions. `expected` is
+case file) / `package.module:NAME` to a list of `@tool` functions. A reference runs code (the
+module is imported), so it is resolved only with `allow_code=True` (`--allow-code`): a case
+file from elsewhere is data until its reader says it trusts it. `expected` is
 `{"calls": []}` (no call is right) or a list of calls; a call gives `arguments` (exact values)
 and/or `accept` (BFCL's convention: each parameter maps to a list of acceptable values, and
 `""` in the list means the parameter may be left out).
@@ -108,17 +110,20 @@ class EvalCase:
         return tuple(call.name for call in self.expected)
 
 
-def load_cases(path: str | Path) -> list[EvalCase]:
+def load_cases(path: str | Path, *, allow_code: bool = False) -> list[EvalCase]:
     """Read a JSON Lines case file.
 
     Args:
         path: The file; tool references in it are resolved relative to its folder.
+        allow_code: Import the Python modules the file's tool references name. Off by
+            default: importing a module runs it, so only trusted files should do it.
 
     Returns:
         The cases, in file order.
 
     Raises:
-        CaseFormatError: A line is not a valid case, or two cases share an id.
+        CaseFormatError: A line is not a valid case, two cases share an id, or a case names
+            code and `allow_code` is off.
         FileNotFoundError: The file does not exist.
     """
     file = Path(path)
@@ -134,7 +139,9 @@ def load_cases(path: str | Path) -> list[EvalCase]:
                 raw = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise CaseFormatError(f"not JSON ({exc.msg})", source=source) from exc
-            case = parse_case(raw, base_dir=file.parent, source=source, tool_cache=cache)
+            case = parse_case(
+                raw, base_dir=file.parent, source=source, tool_cache=cache, allow_code=allow_code
+            )
             if case.id in seen:
                 raise CaseFormatError(f"duplicate case id {case.id!r}", source=source)
             seen.add(case.id)
@@ -148,11 +155,13 @@ def parse_case(
     base_dir: Path | None = None,
     source: str = "",
     tool_cache: dict[str, tuple[Tool[..., Any], ...]] | None = None,
+    allow_code: bool = False,
 ) -> EvalCase:
     """Build an `EvalCase` from one decoded JSON object.
 
     Raises:
-        CaseFormatError: The object does not follow the case format.
+        CaseFormatError: The object does not follow the case format, or names code and
+            `allow_code` is off.
     """
     if not isinstance(raw, dict):
         raise CaseFormatError("a case must be a JSON object", source=source)
@@ -168,7 +177,9 @@ def parse_case(
         if not isinstance(message, dict) or "role" not in message:
             raise CaseFormatError("every message needs a 'role'", source=source)
     try:
-        tools = resolve_tools(raw.get("tools"), base_dir=base_dir, cache=tool_cache)
+        tools = resolve_tools(
+            raw.get("tools"), base_dir=base_dir, cache=tool_cache, allow_code=allow_code
+        )
     except CaseFormatError as exc:
         raise CaseFormatError(str(exc), source=source) from exc
     expected = _expected(raw.get("expected"), source)
@@ -197,6 +208,7 @@ def resolve_tools(
     *,
     base_dir: Path | None = None,
     cache: dict[str, tuple[Tool[..., Any], ...]] | None = None,
+    allow_code: bool = False,
 ) -> tuple[Tool[..., Any], ...]:
     """Turn a case's `tools` entry into SDK tools.
 
@@ -204,18 +216,20 @@ def resolve_tools(
         spec: A reference string, or a list of OpenAI definitions and/or references.
         base_dir: Folder that relative `FILE.py:NAME` references start from.
         cache: Reused between cases so a module is imported once per file.
+        allow_code: Import the modules that references name (they run when imported).
 
     Raises:
-        CaseFormatError: A reference cannot be resolved or a definition is invalid.
+        CaseFormatError: A reference cannot be resolved, names code while `allow_code` is
+            off, or a definition is invalid.
     """
     if isinstance(spec, str):
-        return _reference(spec, base_dir, cache if cache is not None else {})
+        return _reference(spec, base_dir, cache if cache is not None else {}, allow_code)
     if not isinstance(spec, list) or not spec:
         raise CaseFormatError("'tools' must be a reference 'FILE.py:NAME' or a non-empty list")
     tools: list[Tool[..., Any]] = []
     for item in spec:
         if isinstance(item, str):
-            tools.extend(_reference(item, base_dir, cache if cache is not None else {}))
+            tools.extend(_reference(item, base_dir, cache if cache is not None else {}, allow_code))
         elif isinstance(item, dict):
             try:
                 tools.append(tool_from_openai(item))
@@ -227,7 +241,10 @@ def resolve_tools(
 
 
 def _reference(
-    spec: str, base_dir: Path | None, cache: dict[str, tuple[Tool[..., Any], ...]]
+    spec: str,
+    base_dir: Path | None,
+    cache: dict[str, tuple[Tool[..., Any], ...]],
+    allow_code: bool,
 ) -> tuple[Tool[..., Any], ...]:
     key = f"{base_dir}|{spec}"
     if key in cache:
@@ -235,6 +252,12 @@ def _reference(
     target, _, attribute = spec.rpartition(":")
     if not target or not attribute:
         raise CaseFormatError(f"tool reference {spec!r} must look like FILE.py:NAME or module:NAME")
+    if not allow_code:
+        raise CaseFormatError(
+            f"the tools {spec!r} are Python code, and loading them runs it: if you trust this "
+            "case file, pass --allow-code (allow_code=True in Python); otherwise define its "
+            "tools as OpenAI JSON in the file"
+        )
     if target.endswith(".py"):
         module = _module_from_file(Path(base_dir or ".") / target)
     else:

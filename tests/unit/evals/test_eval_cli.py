@@ -9,7 +9,14 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from toolcall_sdk.cli import app
-from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
+from toolcall_sdk.testing import (
+    RecordedRequest,
+    Reply,
+    ScriptedModel,
+    http_error,
+    text,
+    tool_call,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -38,6 +45,7 @@ def test_eval_prints_the_ladder_and_writes_reports(tmp_path: Path) -> None:
 
     with model.serve() as base_url:
         argv = ["eval", str(cases), "--base-url", base_url, "--out", str(out), "--no-progress"]
+        argv.append("--allow-code")  # the bundled set's tools are Python: invoices_tools.py
         result = CliRunner().invoke(app, [*argv, "--concurrency", "3"])
         assert result.exit_code == 0, result.output
         requests_first = len(model.chat_requests)
@@ -73,3 +81,176 @@ def test_eval_rejects_bad_options(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "--model", "m"])
     assert result.exit_code == 2
     assert "give a case file" in result.output
+
+
+# -- trust boundary, preflight, resuming -------------------------------------------------
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+def json_cases(folder: Path, count: int = 2) -> Path:
+    """Cases whose tools are OpenAI JSON: no code named, no --allow-code needed."""
+    path = folder / "cases.jsonl"
+    cases = [
+        {
+            "id": f"w{n}",
+            "messages": f"Weather in city {n}?",
+            "tools": [WEATHER],
+            "expected": {"calls": [{"name": "get_weather", "arguments": {"city": f"c{n}"}}]},
+        }
+        for n in range(count)
+    ]
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    return path
+
+
+def weather(request: RecordedRequest) -> Reply:
+    number = str(request.messages[-1]["content"]).split()[-1].rstrip("?")
+    return tool_call("get_weather", {"city": f"c{number}"})
+
+
+def eval_argv(cases: Path, base_url: str, out: Path, *extra: str) -> list[str]:
+    return ["eval", str(cases), "--base-url", base_url, "--out", str(out), "--no-progress", *extra]
+
+
+def test_case_files_naming_code_need_allow_code(tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    (tmp_path / "tools.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\nTOOLS = []\n"
+    )
+    cases = tmp_path / "cases.jsonl"
+    case = {"id": "a", "messages": "hi", "tools": "tools.py:TOOLS", "expected": []}
+    cases.write_text(json.dumps(case) + "\n")
+    module_case = {**case, "tools": "os.path:join"}
+    (tmp_path / "module.jsonl").write_text(json.dumps(module_case) + "\n")
+
+    out = str(tmp_path / "out")  # never the default ./eval-out, whatever happens
+    for path in (cases, tmp_path / "module.jsonl"):
+        result = CliRunner().invoke(app, ["eval", str(path), "--model", "m", "--out", out])
+        assert result.exit_code == 2
+        assert "--allow-code" in result.output
+        assert "Traceback" not in result.output
+    assert not marker.exists()  # refused before anything was imported
+
+    allowed = CliRunner().invoke(
+        app,
+        ["eval", str(cases), "--allow-code", "--base-url", "http://127.0.0.1:9/v1", "--out", out],
+    )
+    assert marker.exists()  # with the flag the module ran (then the server was unreachable)
+    assert allowed.exit_code == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_unreachable_server_stops_before_any_case_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+
+    result = CliRunner().invoke(
+        app, eval_argv(json_cases(tmp_path), "http://127.0.0.1:9/v1", out, "--model", "m")
+    )
+
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "cannot reach http://127.0.0.1:9/v1/models" in lines[0]
+    assert "toolcall-sdk launch" in lines[0]
+    assert not out.exists()
+
+
+def test_preflight_names_the_served_models(tmp_path: Path) -> None:
+    model = ScriptedModel(weather, model="served-7b")
+    out = tmp_path / "out"
+
+    with model.serve() as base_url:
+        wrong = CliRunner().invoke(
+            app, eval_argv(json_cases(tmp_path), base_url, out, "--model", "other")
+        )
+        no_v1 = CliRunner().invoke(
+            app, eval_argv(json_cases(tmp_path), base_url.removesuffix("/v1"), out)
+        )
+
+    assert wrong.exit_code == 2
+    assert "does not serve 'other'" in wrong.output
+    assert "served-7b" in wrong.output
+    assert no_v1.exit_code == 2
+    assert "ends in /v1" in no_v1.output
+    assert model.chat_requests == []
+    assert not out.exists()
+
+
+def test_transport_failures_are_not_stored_and_a_rerun_retries_them(tmp_path: Path) -> None:
+    cases = json_cases(tmp_path, count=2)
+    out = tmp_path / "out"
+    failing = {"on": True}
+
+    def flaky(request: RecordedRequest) -> Reply:
+        if failing["on"] and "city 1" in str(request.messages[0]["content"]):
+            return http_error(503)
+        return weather(request)
+
+    model = ScriptedModel(flaky)
+    # The raw pipeline sends each request once, so the 503 needs no backoff to surface.
+    argv = eval_argv(cases, "", out, "-p", "auto")
+
+    with model.serve() as base_url:
+        argv[3] = base_url
+        first = CliRunner().invoke(app, argv)
+        stored = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        failing["on"] = False
+        second = CliRunner().invoke(app, argv)
+
+    assert first.exit_code == 1
+    assert "1 of 2 pair(s) not finished" in first.output
+    assert "rerun the same command" in first.output
+    assert [(r["case_id"], r["pipeline"]) for r in stored] == [("w0", "auto")]
+    assert second.exit_code == 0, second.output
+    assert "resuming: 1 of 2" in second.output
+    report = json.loads((out / "report.json").read_text())
+    assert [r["verdict"] for r in report["records"]] == ["pass", "pass"]
+
+
+def test_nothing_answered_exits_non_zero(tmp_path: Path) -> None:
+    model = ScriptedModel(lambda request: http_error(400, "tool_choice not supported"))
+    out = tmp_path / "out"
+
+    with model.serve() as base_url:
+        result = CliRunner().invoke(app, eval_argv(json_cases(tmp_path), base_url, out))
+
+    assert result.exit_code == 1
+    assert "no pair got an answer from the server" in result.output
+
+
+def test_out_dir_refuses_to_resume_across_a_server_or_model_change(tmp_path: Path) -> None:
+    cases = json_cases(tmp_path, count=1)
+    out = tmp_path / "out"
+    first = ScriptedModel(weather, model="model-a")
+    second = ScriptedModel(weather, model="model-b")
+
+    with first.serve() as url_a, second.serve() as url_b:
+        done = CliRunner().invoke(app, eval_argv(cases, url_a, out, "-p", "auto"))
+        moved = CliRunner().invoke(app, eval_argv(cases, url_b, out, "-p", "auto"))
+        fresh = CliRunner().invoke(app, eval_argv(cases, url_b, out, "-p", "auto", "--fresh"))
+
+    assert done.exit_code == 0, done.output
+    assert moved.exit_code == 2
+    lines = [line for line in moved.output.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "model-a" in lines[0]
+    assert "model-b" in lines[0]
+    assert "--fresh" in lines[0]
+    assert "new --out" in lines[0]
+    assert len(second.chat_requests) == 1  # only the --fresh run asked it anything
+    assert fresh.exit_code == 0, fresh.output
+    assert "resuming" not in fresh.output
+    run = json.loads((out / "run.json").read_text())
+    assert (run["base_url"], run["model"]) == (url_b, "model-b")

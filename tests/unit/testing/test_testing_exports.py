@@ -18,12 +18,14 @@ def test_exported_members() -> None:
         "ScriptedModel",
         "delay",
         "disconnect",
+        "endless_stream",
         "http_error",
         "malformed",
         "parallel",
         "text",
         "tool_call",
         "tool_calls",
+        "trickle",
     ]
     for name in toolcall_sdk.testing.__all__:
         assert getattr(toolcall_sdk.testing, name) is not None

@@ -132,7 +132,7 @@ def test_unknown_paths_are_recorded_and_answered_404_without_consuming_the_scrip
         response = http.post("/completions", json={"prompt": "hi"})
 
     assert response.status_code == 404
-    assert response.json()["object"] == "error"
+    assert response.json() == {"detail": "Not Found"}
     assert model.remaining == 1
     assert model.chat_requests == []
     assert model.requests[0].json == {"prompt": "hi"}

@@ -225,6 +225,62 @@ def test_callable_script_sees_each_request(connect: Connect) -> None:
     assert model.chat_requests[1].messages[1]["tool_calls"][0]["id"] == "call_1"
 
 
+def test_a_named_model_answers_404_for_other_model_names(connect: Connect) -> None:
+    model = ScriptedModel([text("hello")], model="served-name")
+    client = connect(model)
+
+    with pytest.raises(openai.NotFoundError) as excinfo:
+        create(client, model="other-name")
+
+    assert excinfo.value.status_code == 404
+    assert "The model `other-name` does not exist." in str(excinfo.value)
+    assert model.remaining == 1  # the refused request did not use up the script
+    assert create(client, model="served-name").model == "served-name"
+
+
+def test_without_a_model_name_any_name_is_served_and_echoed(connect: Connect) -> None:
+    model = ScriptedModel([text("hello")])
+
+    completion = create(connect(model), model="whatever-7b")
+
+    assert completion.model == "whatever-7b"
+    assert [entry.id for entry in connect(model).models.list()] == ["scripted"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/chat/completions"), ("GET", "/models"), ("POST", "/v2/chat/completions")],
+)
+def test_paths_without_v1_are_404_like_vllm(method: str, path: str) -> None:
+    model = ScriptedModel([text("hello")])
+
+    with model.serve() as base_url, httpx2.Client(base_url=base_url.removesuffix("/v1")) as http:
+        response = http.request(method, path, json={"model": "scripted", "messages": MESSAGES})
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not Found"}
+    assert model.remaining == 1
+
+
+def test_a_client_without_v1_in_its_base_url_gets_404(get_weather: Any) -> None:
+    from toolcall_sdk import RequestRejectedError, ToolCallClient
+
+    model = ScriptedModel([tool_call("get_weather", {"city": "Paris"})])
+    client = ToolCallClient(
+        base_url="http://scripted.test",
+        model="m",
+        tools=[get_weather],
+        router="always",
+        http_client=model.http_client(),
+    )
+
+    with pytest.raises(RequestRejectedError) as excinfo:
+        client.call("Weather in Paris?")
+
+    assert excinfo.value.status_code == 404
+    assert [(r.method, r.path) for r in model.requests] == [("POST", "/chat/completions")]
+
+
 def test_models_endpoint_lists_the_model_name(connect: Connect) -> None:
     model = ScriptedModel([], model="demo-model")
 
@@ -555,7 +611,7 @@ def test_local_server_binds_loopback_and_answers_health() -> None:
     assert base_url.endswith("/v1")
     assert health.status_code == 200
     assert missing.status_code == 404
-    assert missing.json()["object"] == "error"
+    assert missing.json() == {"detail": "Not Found"}
     assert [(r.method, r.path) for r in model.requests] == [
         ("GET", "/health"),
         ("POST", "/v1/embeddings"),

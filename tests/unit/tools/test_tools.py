@@ -161,3 +161,40 @@ def test_docstring_styles(doc: str) -> None:
     assert props["description"] == "Move money."
     assert props["parameters"]["properties"]["amount"]["description"] == "How much."
     assert props["parameters"]["properties"]["to"]["description"] == "Who gets it."
+
+
+class _Opaque:
+    """A class Pydantic has no schema for."""
+
+
+def test_unsupported_parameter_types_name_the_tool_and_parameter() -> None:
+    from collections.abc import Callable
+
+    def with_callback(city: str, callback: Callable[[str], None]) -> None:
+        """Has a callback."""
+
+    def with_object(city: str, handle: _Opaque) -> None:
+        """Has an arbitrary object."""
+
+    for function, parameter in ((with_callback, "callback"), (with_object, "handle")):
+        with pytest.raises(ToolDefinitionError) as excinfo:
+            tool(function)
+        message = str(excinfo.value)
+        assert excinfo.value.tool_name == function.__name__
+        assert f"tool {function.__name__!r}" in message
+        assert f"parameter {parameter!r}" in message
+        assert "JSON" in message
+        assert "errors.pydantic.dev" not in message
+
+
+def test_a_model_tool_with_an_unsupported_field_names_the_field() -> None:
+    from collections.abc import Callable
+
+    from pydantic import BaseModel
+
+    class Hook(BaseModel):
+        url: str
+        transform: Callable[[str], str]
+
+    with pytest.raises(ToolDefinitionError, match=r"'hook'.*field 'transform'"):
+        tool(Hook)

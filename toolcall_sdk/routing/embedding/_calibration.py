@@ -111,6 +111,7 @@ class Calibration:
         sizes = {len(names), len(calibration.mean), len(calibration.scale)}
         if sizes != {len(calibration.weights)}:
             raise RouterError("malformed embedding-router calibration: vector sizes differ")
+        _check_numbers(calibration)
         return calibration
 
     def save(self, path: str | Path) -> None:
@@ -131,6 +132,26 @@ class Calibration:
         if not isinstance(data, dict):
             raise RouterError(f"{path} does not hold a router calibration")
         return cls.from_dict(data)
+
+
+def _check_numbers(calibration: Calibration) -> None:
+    """Refuse numbers that would break every later decision rather than fail loudly now.
+
+    A NaN compares false with everything (the router would never call), and a zero scale
+    divides by zero on the first request.
+    """
+    vectors = {"mean": calibration.mean, "weights": calibration.weights}
+    for name, values in vectors.items():
+        if not all(math.isfinite(v) for v in values):
+            raise RouterError(f"malformed embedding-router calibration: {name} is not finite")
+    if not all(math.isfinite(v) and v > 0 for v in calibration.scale):
+        raise RouterError("malformed embedding-router calibration: every scale must be > 0")
+    if not math.isfinite(calibration.bias):
+        raise RouterError("malformed embedding-router calibration: bias is not finite")
+    if not 0.0 <= calibration.threshold <= 1.0:  # also false for NaN
+        raise RouterError(
+            "malformed embedding-router calibration: threshold must be between 0 and 1"
+        )
 
 
 def fit_calibration(

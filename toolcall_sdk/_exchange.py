@@ -1,0 +1,173 @@
+"""One request on its way, free of I/O: where it goes, how long it may take, how it is read.
+
+Both twins send a request the same way: `Exchange` says which server to try next, the
+request's timeout within the call's deadline, and `AnswerReader` turns the bytes that come
+back (a JSON body or an event stream) into an `Answer` and, when the answer is shown live,
+into `stream()` events as they arrive.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from toolcall_sdk._body import BodyReader, Limits, SseDecoder
+from toolcall_sdk._errors import MalformedResponseError, ServerConnectionError
+from toolcall_sdk._events import ToolCallEvent
+from toolcall_sdk._pipeline import Answer
+from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator, usage_of
+
+__all__ = ["AnswerReader", "Exchange", "answer_from_body"]
+
+
+class Exchange:
+    """One request: its body, how it is read, which server to try next, its time budget."""
+
+    __slots__ = ("events", "first", "kwargs", "limits", "started", "stream", "tries")
+
+    def __init__(
+        self,
+        *,
+        kwargs: dict[str, Any],
+        stream: bool,
+        events: AnswerEvents | None,
+        first: int,
+        limits: Limits,
+    ) -> None:
+        self.kwargs = kwargs
+        self.stream = stream
+        self.events = events  # None: read silently (a broken stream is then retried whole)
+        self.first = first
+        self.limits = limits
+        self.tries = 0
+        self.started = time.monotonic()
+
+    def next_index(self, count: int) -> int:
+        """The server for the next try: failover walks the list from `first`."""
+        index = (self.first + self.tries) % count
+        self.tries += 1
+        return index
+
+    def timeout(self, per_request: float) -> float:
+        """This try's timeout: the client's, cut to what is left of the call's deadline.
+
+        Raises:
+            DeadlineExceededError: Nothing is left.
+        """
+        self.limits.check_time("waiting to send a request")
+        remaining = self.limits.remaining()
+        return per_request if remaining is None else min(per_request, remaining)
+
+    def reader(self) -> AnswerReader:
+        """A fresh reader for this try's response."""
+        return AnswerReader(self)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+class AnswerReader:
+    """Bytes of one response in, `stream()` events out as they complete, the `Answer` last."""
+
+    __slots__ = ("_accumulator", "_body", "_events", "_exchange", "_sse")
+
+    def __init__(self, exchange: Exchange) -> None:
+        self._exchange = exchange
+        self._events = exchange.events
+        self._body: BodyReader | None = None
+        self._sse: SseDecoder | None = None
+        if not exchange.stream:
+            self._body = BodyReader(exchange.limits)
+            self._accumulator = StreamAccumulator()
+        else:
+            self._sse = SseDecoder(exchange.limits)
+            events = exchange.events
+            self._accumulator = events.accumulator if events is not None else StreamAccumulator()
+
+    def feed(self, data: bytes) -> list[ToolCallEvent]:
+        """Take the next bytes; return the live events they complete (none when silent)."""
+        if self._body is not None:
+            self._body.feed(data)
+            return []
+        assert self._sse is not None
+        return self._take(self._sse.feed(data))
+
+    def finish(self) -> tuple[list[ToolCallEvent], Answer]:
+        """The body ended: the last events, and the answer.
+
+        Raises:
+            MalformedResponseError: The body is not a chat completion.
+            ServerConnectionError: The stream ended before the server said it was complete.
+        """
+        latency = self._exchange.elapsed()
+        if self._body is not None:
+            return [], answer_from_body(self._body.json(), latency)
+        assert self._sse is not None
+        events = self._take(self._sse.close())
+        accumulator = self._accumulator
+        if accumulator.chunks == 0:
+            raise MalformedResponseError("the server closed the stream without sending a chunk")
+        if not (self._sse.done or accumulator.finish_reason):
+            # A cut stream may hold half the calls: never take it for a whole answer.
+            raise ServerConnectionError(
+                "the stream ended before the server said it was complete (no finish reason, "
+                "no [DONE]): the connection broke or the server stopped mid-answer"
+            )
+        if self._events is not None:
+            events.extend(self._events.close())
+        answer = Answer(
+            message=accumulator.message(),
+            finish_reason=accumulator.finish_reason,
+            usage=accumulator.usage,
+            latency_s=latency,
+        )
+        return events, answer
+
+    def _take(self, chunks: list[dict[str, Any]]) -> list[ToolCallEvent]:
+        if self._events is None:
+            for chunk in chunks:
+                self._accumulator.add(chunk)
+            return []
+        events: list[ToolCallEvent] = []
+        for chunk in chunks:
+            events.extend(self._events.add(chunk))
+        return events
+
+
+def answer_from_body(body: Any, latency: float) -> Answer:
+    """The `Answer` of a non-streamed chat completion (the decoded JSON body).
+
+    Raises:
+        MalformedResponseError: It has no `choices[0].message`.
+    """
+    choices = body.get("choices") if isinstance(body, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+        raise MalformedResponseError(
+            "the server answered without a choice/message; it is not a chat completion",
+            body=str(body)[:500],
+        )
+    message = _without_nulls(choice["message"])
+    message.setdefault("content", None)
+    usage = body.get("usage")
+    finish_reason = choice.get("finish_reason")
+    return Answer(
+        message=message,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        usage=usage_of(usage) if isinstance(usage, dict) else usage_of({}),
+        latency_s=latency,
+    )
+
+
+def _without_nulls(value: dict[str, Any]) -> dict[str, Any]:
+    # The message as the client's readers expect it: absent, not null, for unset fields.
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None:
+            continue
+        if isinstance(item, dict):
+            item = _without_nulls(item)
+        elif isinstance(item, list):
+            item = [_without_nulls(x) if isinstance(x, dict) else x for x in item if x is not None]
+        out[key] = item
+    return out
