@@ -5,7 +5,14 @@ the configuration, request bookkeeping and reading answers, and the I/O-free pip
 (`_pipeline.flow`) and stream translation (`_streaming`). Each twin has one sender
 (`_exchange`: failover, transport retries, stream assembly and live events) and one
 effect loop (`_events`) that dispatches the pipeline's typed effects with `match`;
-`call()` keeps only the loop's last event, `stream()` yields them all.
+`call()` keeps only the loop's last event, `stream()` yields them all. `run()` and
+`resume()` drive the agent loop (`_run_loop.run_flow`) through the same effect loop.
+
+The calls of one answer (`ExecuteMany`): the sync client runs them in order and stops at
+the first `ModelRetry`; the async client runs them concurrently (sync functions each in a
+worker thread), so all of them run. A tool with a `timeout` is waited for that long: an
+async function is then cancelled, a sync one is left running in its daemon thread (a
+thread cannot be stopped) and its result is dropped.
 
 Async tools under the sync client: the coroutine runs on a private event loop, in this
 thread when none is running here, else in a worker thread while the call blocks (the
@@ -20,10 +27,12 @@ import concurrent.futures
 import inspect
 import itertools
 import logging
+import threading
 import time
 from collections.abc import (
     AsyncIterator,
     Awaitable,
+    Callable,
     Generator,
     Iterable,
     Iterator,
@@ -51,19 +60,29 @@ from toolcall_sdk._events import StreamCompleted, ToolCallEvent
 from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
-from toolcall_sdk._options import ClientOptions, api_key_for, base_urls_from, resolve_options
+from toolcall_sdk._options import (
+    ClientOptions,
+    RunOptions,
+    api_key_for,
+    base_urls_from,
+    resolve_options,
+    run_limits,
+)
 from toolcall_sdk._pipeline import (
     Answer,
     ChatRequest,
     Config,
     Effect,
     Execute,
+    ExecuteMany,
     Notify,
     Outcome,
     RouteQuery,
     flow,
 )
 from toolcall_sdk._results import ToolCallResult
+from toolcall_sdk._run_loop import run_flow
+from toolcall_sdk._run_state import check_approvals, decode_state
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
@@ -160,13 +179,40 @@ class _ClientCore:
         return list(self._base_urls)
 
     def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
+        self._check_open()
+        history = normalize_history(to_messages(messages), model=self._config.model)
+        return flow(self._config, history, execute=execute, context=context)
+
+    def _run_flow(
+        self, messages: MessagesInput, *, context: Any, deps: Any, options: RunOptions
+    ) -> Steps:
+        self._check_open()
+        limits = run_limits("run", options)
+        history = normalize_history(to_messages(messages), model=self._config.model)
+        return run_flow(self._config, history, limits=limits, deps=deps, context=context)
+
+    def _resume_flow(
+        self, state: str, approvals: Mapping[str, bool], *, context: Any, deps: Any
+    ) -> Steps:
+        self._check_open()
+        saved = decode_state(state, self._config.tools)
+        decided = check_approvals(saved, approvals)
+        return run_flow(
+            self._config,
+            saved.messages,
+            limits=saved.limits,
+            deps=deps,
+            context=context,
+            saved=saved,
+            approvals=decided,
+        )
+
+    def _check_open(self) -> None:
         if self._closed:
             raise ClientClosedError(
                 f"this {type(self).__name__} was closed; create a new client (or keep using "
                 "this one inside its `with` block)"
             )
-        history = normalize_history(to_messages(messages), model=self._config.model)
-        return flow(self._config, history, execute=execute, context=context)
 
     def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
         kwargs = dict(request.params)
@@ -285,6 +331,55 @@ def _tool_failed(tool: Tool[..., Any], exc: Exception) -> Outcome:
     return Outcome(error=exc)
 
 
+def _start(effect: Execute) -> Any:
+    """Call the tool: its value, or an awaitable for an async one.
+
+    The context goes only to tools that take one, so a `Tool` subclass overriding
+    `invoke(arguments)` (a tool from a JSON Schema, an MCP tool) keeps working.
+    """
+    if effect.context is None:
+        return effect.tool.invoke(effect.arguments)
+    return effect.tool.invoke(effect.arguments, effect.context)
+
+
+def _call_sync(effect: Execute) -> Any:
+    """Run a sync tool to its value (in a worker thread: no event loop runs there)."""
+    value = _start(effect)
+    if inspect.isawaitable(value):
+        value = asyncio.run(_awaited(value))
+    return value
+
+
+def _start_thread(function: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """Run `function` in a daemon thread: one past its timeout must not block the exit."""
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def target() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(function())
+        except BaseException as exc:  # handed to the waiting caller, which re-raises it
+            future.set_exception(exc)
+
+    threading.Thread(target=target, name="toolcall-sdk-tool", daemon=True).start()
+    return future
+
+
+async def _within(awaitable: Awaitable[Any], seconds: float) -> Outcome:
+    """Await a tool for at most `seconds`; cancel it past that.
+
+    `asyncio.wait` rather than `wait_for`, so that a `TimeoutError` the tool raises itself
+    stays that tool's error and is never mistaken for our deadline.
+    """
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        return Outcome(timed_out=True)
+    return Outcome(output=task.result())
+
+
 class ToolCallClient(_ClientCore):
     """Reliable tool calls against an OpenAI-compatible server (vLLM first).
 
@@ -379,15 +474,84 @@ class ToolCallClient(_ClientCore):
         return _final(self._events(steps, stream=stream, live=False))
 
     def run(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
     ) -> ToolCallResult:
         """Like `call()`, then run each validated call's function exactly once.
 
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
+        With `max_steps` > 1 this is the agent loop: the tool results go back as `tool`
+        messages and the next step starts at stage 1, until a step answers in text.
+
+        Args:
+            messages: A user message string, or a list of OpenAI chat messages.
+            stream: Consume the server's streams; the result is the same as without.
+            context: Validation context for this run (overrides the client's).
+            deps: Your per-run dependencies: given to tool parameters annotated
+                `RunContext[...]` (as `ctx.deps`), and to validators as `info.context`
+                (a `RunContext`) when set.
+            max_steps: Steps the run may take (default 1: one step, whatever it ends
+                with). Above 1, a step numbered `max_steps` that still calls tools raises
+                `MaxStepsExceeded` (its calls ran).
+            max_requests: Requests the run may send, routing requests included.
+            max_tokens_total: Prompt plus completion tokens the run may use. Checked
+                before each request: it is not sent when the tokens used so far plus its
+                `max_tokens` (when set) would pass the limit. Without `max_tokens` a
+                request's own size is unknown beforehand, so one request may overshoot;
+                none is sent after that.
+            loop_guard: The same call (tool and sorted-key JSON arguments) made in this
+                many steps is not run again: the model is told the earlier result. One
+                more such step raises `LoopDetected`. Default 3; None turns it off.
+
+        Returns:
+            The result: `.content` (the final text), `.steps`, `.calls` (every call
+            that ran), `.messages` (the whole conversation), `.usage` (summed).
+
+        Raises:
+            ToolCallFailed: A step found no valid call within its retries.
+            MaxStepsExceeded, UsageLimitExceeded, LoopDetected: A bound stopped the run.
+            ApprovalRequired: A `requires_approval` call waits; nothing of its answer ran.
+            TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._flow(messages, execute=True, context=context)
+        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        return _final(self._events(steps, stream=stream, live=False))
+
+    def resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        stream: bool = False,
+        context: Any = None,
+        deps: Any = None,
+    ) -> ToolCallResult:
+        """Continue a run that stopped with `ApprovalRequired`.
+
+        The approved calls run exactly once; a denied one goes back to the model as a
+        `tool` message saying the user refused it. The run then goes on with the bounds
+        it started with (its counters carried in the state). `.steps` of the result
+        starts at the paused step; `.usage` counts the whole run.
+
+        Args:
+            state: `ApprovalRequired.state`, exactly as it was (a JSON string).
+            approvals: `{call_id: True | False}` for every call in `.pending`.
+            stream: Consume the server's streams.
+            context: Validation context (the paused calls are validated again).
+            deps: The run's dependencies (not part of the state: give them again).
+
+        Raises:
+            ResumeError: The state cannot be read or was altered, or `approvals` name a
+                call that is not pending, leave one out, or are not booleans.
+            ApprovalRequired: A later answer waits for approval in turn.
+        """
+        steps = self._resume_flow(state, approvals, context=context, deps=deps)
         return _final(self._events(steps, stream=stream, live=False))
 
     def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
@@ -493,8 +657,8 @@ class ToolCallClient(_ClientCore):
                             yield event
                     case RouteQuery():
                         value = self._ask_router(effect)
-                    case Execute():
-                        value = self._invoke(effect)
+                    case ExecuteMany():
+                        value = self._execute_many(effect)
                     case _:
                         assert_never(effect)
                 effect = steps.send(value)
@@ -570,14 +734,34 @@ class ToolCallClient(_ClientCore):
             raise RouterError("this router is async: use AsyncToolCallClient with it")
         return value  # type: ignore[no-any-return]
 
+    def _execute_many(self, effect: ExecuteMany) -> list[Outcome | None]:
+        """Run the calls in order; after a `ModelRetry` the rest do not run (None)."""
+        outcomes: list[Outcome | None] = []
+        for item in effect.calls:
+            retrying = any(o is not None and o.retry_message is not None for o in outcomes)
+            outcomes.append(None if retrying else self._invoke(item))
+        return outcomes
+
     def _invoke(self, effect: Execute) -> Outcome:
+        tool = effect.tool
         try:
-            value = effect.tool.invoke(effect.arguments)
+            if tool.timeout is not None:
+                return self._invoke_within(effect, tool.timeout)
+            value = _start(effect)
             if inspect.isawaitable(value):
                 value = _run_coroutine(value)
         except Exception as exc:
-            return _tool_failed(effect.tool, exc)
+            return _tool_failed(tool, exc)
         return Outcome(output=value)
+
+    def _invoke_within(self, effect: Execute, timeout: float) -> Outcome:
+        if effect.tool.is_async:
+            return _run_coroutine(_within(_start(effect), timeout))  # type: ignore[no-any-return]
+        future = _start_thread(lambda: _call_sync(effect))
+        done, _ = concurrent.futures.wait([future], timeout=timeout)
+        if not done:
+            return Outcome(timed_out=True)
+        return Outcome(output=future.result())
 
 
 class AsyncToolCallClient(_ClientCore):
@@ -623,11 +807,30 @@ class AsyncToolCallClient(_ClientCore):
         return await _afinal(self._events(steps, stream=stream, live=False))
 
     async def run(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
     ) -> ToolCallResult:
-        """Async `ToolCallClient.run`."""
+        """Async `ToolCallClient.run`; the calls of one answer run concurrently."""
         await self._embeds.acheck(messages, self._clients[0])
-        steps = self._flow(messages, execute=True, context=context)
+        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        return await _afinal(self._events(steps, stream=stream, live=False))
+
+    async def resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        stream: bool = False,
+        context: Any = None,
+        deps: Any = None,
+    ) -> ToolCallResult:
+        """Async `ToolCallClient.resume`."""
+        steps = self._resume_flow(state, approvals, context=context, deps=deps)
         return await _afinal(self._events(steps, stream=stream, live=False))
 
     def stream(
@@ -702,8 +905,8 @@ class AsyncToolCallClient(_ClientCore):
                             yield event
                     case RouteQuery():
                         value = await self._ask_router(effect)
-                    case Execute():
-                        value = await self._invoke(effect)
+                    case ExecuteMany():
+                        value = await self._execute_many(effect)
                     case _:
                         assert_never(effect)
                 effect = steps.send(value)
@@ -772,14 +975,26 @@ class AsyncToolCallClient(_ClientCore):
             raise _route_error(query.router, exc) from exc
         return value  # type: ignore[no-any-return]
 
+    async def _execute_many(self, effect: ExecuteMany) -> list[Outcome | None]:
+        """Run the calls concurrently, each once; the outcomes in call order."""
+        outcomes = await asyncio.gather(*(self._invoke(item) for item in effect.calls))
+        return list(outcomes)
+
     async def _invoke(self, effect: Execute) -> Outcome:
+        tool = effect.tool
         try:
-            if effect.tool.is_async:
-                value = await effect.tool.invoke(effect.arguments)
+            if tool.timeout is not None:
+                if tool.is_async:
+                    running: Awaitable[Any] = _start(effect)
+                else:
+                    running = asyncio.wrap_future(_start_thread(lambda: _call_sync(effect)))
+                return await _within(running, tool.timeout)
+            if tool.is_async:
+                value = await _start(effect)
             else:
-                value = await asyncio.to_thread(effect.tool.invoke, effect.arguments)
+                value = await asyncio.to_thread(_start, effect)
                 if inspect.isawaitable(value):
                     value = await value
         except Exception as exc:
-            return _tool_failed(effect.tool, exc)
+            return _tool_failed(tool, exc)
         return Outcome(output=value)

@@ -12,6 +12,13 @@ The tree::
     ├── RouterError                    a router raised or returned no decision
     ├── PromptEmbedsError              a prompt-embeddings tensor refused before sending
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
+    │   └── ToolTimeoutError           a tool ran past its `@tool(timeout=...)`; `.timeout`
+    ├── RunStopped                     the agent loop stopped before a text answer; `.steps`
+    │   ├── MaxStepsExceeded           still calling tools after `max_steps` steps
+    │   ├── UsageLimitExceeded         the next request would pass `max_requests`/`max_tokens_total`
+    │   ├── LoopDetected               the same call again after the loop guard's feedback
+    │   └── ApprovalRequired           paused before a `requires_approval` tool; `.pending` `.state`
+    ├── ResumeError                    `resume()` got a state or approvals it cannot use
     └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
         ├── ServerTimeoutError         no answer in time, or 408 (after transport retries)
@@ -38,23 +45,28 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     # Errors are the bottom layer: `_results` imports this module, never the reverse at run
     # time (not even lazily). These names are for annotations only.
-    from toolcall_sdk._results import Attempt, ToolCall
+    from toolcall_sdk._results import Attempt, PendingCall, Step, ToolCall, Usage
 
 __all__ = [
+    "ApprovalRequired",
     "AuthenticationError",
     "ClientClosedError",
     "ContextLengthExceededError",
     "DeadlineExceededError",
     "EndpointNotFoundError",
     "InvalidArgumentError",
+    "LoopDetected",
     "MalformedResponseError",
+    "MaxStepsExceeded",
     "ModelNotFoundError",
     "ModelRetry",
     "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "ResponseTooLargeError",
+    "ResumeError",
     "RouterError",
+    "RunStopped",
     "ServerConnectionError",
     "ServerError",
     "ServerTimeoutError",
@@ -64,8 +76,10 @@ __all__ = [
     "ToolCallFailed",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolTimeoutError",
     "ToolValidatorError",
     "TransportError",
+    "UsageLimitExceeded",
 ]
 
 
@@ -187,6 +201,124 @@ class ToolExecutionError(ToolCallError):
         super().__init__(message)
         self.tool_name = tool_name
         self.call_id = call_id
+
+
+class ToolTimeoutError(ToolExecutionError):
+    """A tool did not finish within its `@tool(timeout=...)`.
+
+    Recorded as that call's `.error` and reported to the model; the call is never run again.
+    A sync function cannot be stopped: it keeps running in its worker thread, unwatched.
+
+    Attributes:
+        timeout: The tool's limit, in seconds.
+    """
+
+    def __init__(self, message: str, *, tool_name: str, call_id: str, timeout: float) -> None:
+        super().__init__(message, tool_name=tool_name, call_id=call_id)
+        self.timeout = timeout
+
+
+class RunStopped(ToolCallError):
+    """The agent loop (`run(..., max_steps=N)`) stopped before the model answered in text.
+
+    Attributes:
+        steps: The steps finished so far, in order (their calls ran, unless a step says not).
+    """
+
+    def __init__(self, message: str, *, steps: Sequence[Step] = ()) -> None:
+        super().__init__(message)
+        self.steps = list(steps)
+
+
+class MaxStepsExceeded(RunStopped):
+    """The model was still calling tools when the run reached `max_steps` steps.
+
+    Attributes:
+        max_steps: The bound that was reached.
+    """
+
+    def __init__(self, message: str, *, max_steps: int, steps: Sequence[Step] = ()) -> None:
+        super().__init__(message, steps=steps)
+        self.max_steps = max_steps
+
+
+class UsageLimitExceeded(RunStopped):
+    """The next request would have passed `max_requests` or `max_tokens_total`; it was not sent.
+
+    Attributes:
+        limit: `"max_requests"` or `"max_tokens_total"`.
+        value: The limit's value.
+        requests: Requests sent in the run so far.
+        usage: Tokens used in the run so far.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str,
+        value: int,
+        requests: int,
+        usage: Usage,
+        steps: Sequence[Step] = (),
+    ) -> None:
+        super().__init__(message, steps=steps)
+        self.limit = limit
+        self.value = value
+        self.requests = requests
+        self.usage = usage
+
+
+class LoopDetected(RunStopped):
+    """The model made the same call (tool and arguments) again after the loop guard's feedback.
+
+    Attributes:
+        tool_name: The repeated tool.
+        arguments: The repeated arguments, as sorted-key JSON.
+        count: How many steps made this call, the stopped one included.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool_name: str,
+        arguments: str,
+        count: int,
+        steps: Sequence[Step] = (),
+    ) -> None:
+        super().__init__(message, steps=steps)
+        self.tool_name = tool_name
+        self.arguments = arguments
+        self.count = count
+
+
+class ApprovalRequired(RunStopped):
+    """The run paused before running a `@tool(requires_approval=True)` call.
+
+    Nothing of the paused answer has run. Show `.pending` to a person, then continue with
+    `client.resume(err.state, approvals={call_id: True | False})`.
+
+    Attributes:
+        pending: The calls waiting for a decision (`.id`, `.name`, `.arguments`).
+        state: What `resume()` needs, as a JSON string (no pickle); store it as text.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        pending: Sequence[PendingCall],
+        state: str,
+        steps: Sequence[Step] = (),
+    ) -> None:
+        super().__init__(message, steps=steps)
+        self.pending = list(pending)
+        self.state = state
+
+
+class ResumeError(ToolCallError):
+    """`resume()` was given a state it cannot read, or approvals that do not match it."""
 
 
 class TransportError(ToolCallError):

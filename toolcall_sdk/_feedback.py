@@ -21,7 +21,17 @@ from toolcall_sdk._limits import (
 )
 from toolcall_sdk._results import FieldError, Problem
 
-__all__ = ["feedback_text", "field_errors_from_pydantic", "fields_summary", "no_tool_call_text"]
+__all__ = [
+    "denied_text",
+    "feedback_text",
+    "field_errors_from_pydantic",
+    "fields_summary",
+    "no_tool_call_text",
+    "repeated_call_text",
+]
+
+# The loop guard repeats an earlier result; the full text is already in the conversation.
+_MAX_RESULT_CHARS = 1000
 
 # Pydantic prefixes the message of a custom validator's ValueError/AssertionError with this.
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -67,6 +77,26 @@ def no_tool_call_text(available: Sequence[str]) -> str:
     return (
         "ERROR: you answered with text, but a tool call is required. "
         f"Available tools: {', '.join(available)}. Call one of them now."
+    )
+
+
+def repeated_call_text(name: str, arguments: str, count: int, result: str) -> str:
+    """The `tool` message answering a call the loop guard did not run again."""
+    if len(result) > _MAX_RESULT_CHARS:
+        result = result[: _MAX_RESULT_CHARS - 3] + "..."
+    return (
+        f"REPEATED_CALL: you already called {name} with these arguments {arguments} "
+        f"{count} time(s); it was not run again. The result was: {result}\n"
+        f"Do not call {name} with the same arguments again: answer with what you have, "
+        "or call a different tool."
+    )
+
+
+def denied_text(name: str) -> str:
+    """The `tool` message answering a call the user refused at an approval."""
+    return (
+        f"DENIED: the user did not approve this call to {name}, so it was not run. "
+        "Do not call it again unless the user asks; tell the user it was not done."
     )
 
 

@@ -3,6 +3,7 @@
 `ClientOptions` is the keyword surface of `ToolCallClient` and `AsyncToolCallClient` besides
 `base_url`, `model` and the twin-specific `openai_client`/`http_client`; `DEFAULTS` holds
 the value of every option left out. Each option is documented on `ToolCallClient`.
+`RunOptions` are the agent loop's bounds, taken by both twins' `run()`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._pipeline import TOOL_CHOICES
+from toolcall_sdk._run_state import RunLimits
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
 
@@ -29,10 +31,12 @@ __all__ = [
     "DEFAULTS",
     "ClientOptions",
     "Escalation",
+    "RunOptions",
     "ToolChoice",
     "api_key_for",
     "base_urls_from",
     "resolve_options",
+    "run_limits",
 ]
 
 Escalation = Callable[[ToolCallFailed], "ToolCallResult | Awaitable[ToolCallResult]"]
@@ -212,3 +216,34 @@ def _check_number(name: str, value: Any, *, optional: bool = False, positive: bo
         raise InvalidArgumentError(f"{name} must be positive (got {value!r})")
     if not positive and value < 0:
         raise InvalidArgumentError(f"{name} must be >= 0 (got {value!r})")
+
+
+class RunOptions(TypedDict, total=False):
+    """The bounds of `run()` (both twins). Each is documented on `ToolCallClient.run`."""
+
+    max_steps: int
+    max_requests: int | None
+    max_tokens_total: int | None
+    loop_guard: int | None
+
+
+def run_limits(owner: str, options: Mapping[str, Any]) -> RunLimits:
+    """Check `run()`'s options and return them as `RunLimits` (the defaults filled in).
+
+    Raises:
+        TypeError: An option `RunOptions` does not declare.
+        InvalidArgumentError: A bound of the wrong type or out of range.
+    """
+    unknown = sorted(set(options) - set(RunOptions.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"{owner}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"options are: {', '.join(sorted(RunOptions.__annotations__))}"
+        )
+    limits = RunLimits(**options)
+    _check_int("max_steps", limits.max_steps, minimum=1)
+    _check_int("max_requests", limits.max_requests, minimum=1, optional=True)
+    _check_int("max_tokens_total", limits.max_tokens_total, minimum=1, optional=True)
+    # 1 would answer the first call of a run with "you already called it".
+    _check_int("loop_guard", limits.loop_guard, minimum=2, optional=True)
+    return limits

@@ -1,29 +1,38 @@
 """The pipeline, free of I/O, shared by the sync and async clients.
 
 `flow()` is a generator. It yields effects (a chat request to send, a router to consult,
-a business function to run) and receives their outcome; the sync and async clients only
-differ in how they carry effects out. Everything that decides — routing, the request
-parameters, validation, feedback, the retry bound — lives here once.
+the business functions of one answer to run) and receives their outcome; the sync and
+async clients only differ in how they carry effects out. Everything that decides —
+routing, the request parameters, validation, feedback, the retry bound, what may run
+(the loop guard, approvals) — lives here once. One `flow()` is one step; the agent loop
+(`_run_loop.run_flow`) drives one per step.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from pydantic import BaseModel
 
-from toolcall_sdk._errors import ToolCallFailed, TransportError
+from toolcall_sdk._context import RunContext
+from toolcall_sdk._errors import ToolCallFailed, ToolTimeoutError, TransportError
 from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
-from toolcall_sdk._feedback import feedback_text, no_tool_call_text
+from toolcall_sdk._feedback import (
+    denied_text,
+    feedback_text,
+    no_tool_call_text,
+    repeated_call_text,
+)
+from toolcall_sdk._loop_guard import LoopGuard, call_key
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
     Attempt,
     Problem,
     RequestSummary,
+    SkipReason,
     ToolCall,
     ToolCallResult,
     Usage,
@@ -40,9 +49,14 @@ __all__ = [
     "Config",
     "Effect",
     "Execute",
+    "ExecuteMany",
+    "LoopStop",
     "Notify",
     "Outcome",
+    "ResumePoint",
     "RouteQuery",
+    "StepControl",
+    "StepPaused",
     "flow",
 ]
 
@@ -89,10 +103,24 @@ class RouteQuery:
 
 @dataclass(frozen=True, slots=True)
 class Execute:
-    """Effect: run a business function; return an `Outcome`."""
+    """One business function to run, with its validated arguments (an item of `ExecuteMany`)."""
 
     tool: Tool[..., Any]
     arguments: BaseModel
+    call_id: str = ""
+    context: RunContext[Any] | None = None  # for a tool with a RunContext parameter
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteMany:
+    """Effect: run the calls of one answer, each exactly once; return their `Outcome`s.
+
+    The reply is a list in call order. The sync client runs the calls in order and stops
+    at the first `ModelRetry` (the calls after it get None: not run); the async client
+    runs them concurrently, so every call runs.
+    """
+
+    calls: tuple[Execute, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +135,13 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What running a business function gave: an output, an error or a retry request."""
+    """What running a business function gave: an output, an error, a retry request, or
+    nothing in time (`timed_out`: the client stopped waiting at the tool's `timeout`)."""
 
     output: Any = None
     error: BaseException | None = None
     retry_message: str | None = None
+    timed_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +151,80 @@ class Notify:
     event: ToolCallEvent
 
 
-Effect = ChatRequest | RouteQuery | Execute | Notify
+Effect = ChatRequest | RouteQuery | ExecuteMany | Notify
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """A step paused for approval, taken up again: its answer and the person's decisions."""
+
+    route: RouteDecision
+    offered: tuple[str, ...]
+    attempt: Attempt  # the stage-2 attempt whose answer paused
+    message: dict[str, Any]  # its assistant message (calls recovered from text included)
+    approvals: Mapping[str, bool]
+
+
+@dataclass(slots=True)
+class StepControl:
+    """What the agent loop hands one step of `run()`; the defaults are a lone step."""
+
+    number: int = 1
+    deps: Any = None
+    guard: LoopGuard | None = None
+    resume: ResumePoint | None = None
+
+
+class StepPaused(Exception):
+    """Signal to the run loop (never to users): an answer's calls need approval; none ran."""
+
+    def __init__(
+        self,
+        *,
+        history: list[dict[str, Any]],
+        attempts: list[Attempt],
+        usage: Usage,
+        route: RouteDecision,
+        offered: list[str],
+        message: dict[str, Any],
+        calls: list[ToolCall],
+        pending: list[ToolCall],
+        executed: list[ToolCall],
+    ) -> None:
+        super().__init__("paused for approval")
+        self.history = history  # without the paused assistant message
+        self.attempts = attempts
+        self.usage = usage
+        self.route = route
+        self.offered = offered
+        self.message = message
+        self.calls = calls
+        self.pending = pending
+        self.executed = executed  # ran in earlier attempts of the step (before a ModelRetry)
+
+
+class LoopStop(Exception):
+    """Signal to the run loop (never to users): a call made again after the guard's feedback."""
+
+    def __init__(self, name: str, arguments: str, count: int) -> None:
+        super().__init__(name)
+        self.name = name
+        self.arguments = arguments
+        self.count = count
 
 
 @dataclass(slots=True)
 class _Run:
-    """Mutable state of one `call()`/`run()`."""
+    """Mutable state of one `call()`/`run()` step."""
 
     history: list[dict[str, Any]]
     usage: Usage = field(default_factory=Usage)
     attempts: list[Attempt] = field(default_factory=list)
     executed: list[ToolCall] = field(default_factory=list)
-    # Each call that ran, by tool and canonical arguments: a repeat reuses its outcome.
+    # The tool message of each call answered without running (denied, repeated), by id.
+    notes: dict[str, str] = field(default_factory=dict)
+    # Each call that ran in this step, by tool and canonical arguments: a repeat reuses its
+    # outcome (across steps the loop guard decides).
     ran: dict[tuple[str, str], ToolCall] = field(default_factory=dict)
 
 
@@ -142,15 +234,27 @@ def flow(
     *,
     execute: bool,
     context: Any = None,
+    control: StepControl | None = None,
 ) -> Generator[Effect, Any, ToolCallResult]:
     """Route, call, validate, give feedback, retry; optionally execute.
 
+    Args:
+        config: The client's configuration.
+        messages: The conversation so far.
+        execute: Run the validated calls (`run()`), or only return them (`call()`).
+        context: The validation context of this call (else the client's).
+        control: Set by the agent loop: the step number, deps, the loop guard, and the
+            answer to take up again after an approval.
+
     Raises:
         ToolCallFailed: No valid call within `max_retries + 1` stage-2 requests.
+        StepPaused: (to the run loop) an answer needs approval before it runs.
+        LoopStop: (to the run loop) the loop guard stopped a repeated call.
     """
+    control = control if control is not None else StepControl()
     state = _Run(history=list(messages))
     try:
-        return (yield from _call_flow(config, state, execute=execute, context=context))
+        return (yield from _step_flow(config, state, execute, context, control))
     except TransportError as exc:
         # Thrown in by the client when a request failed: say what had happened before.
         exc.attempts = list(state.attempts)
@@ -158,53 +262,76 @@ def flow(
         raise
 
 
-def _call_flow(
-    config: Config, state: _Run, *, execute: bool, context: Any
+def _step_flow(
+    config: Config, state: _Run, execute: bool, context: Any, control: StepControl
 ) -> Generator[Effect, Any, ToolCallResult]:
-    tools = list(config.tools.values())
-    decision = yield from _route(config, state, tools)
-    if not decision.call:
-        return (yield from _plain_answer(config, state, decision))
-
-    offered = _shortlist(config, decision)
-    validation_context = context if context is not None else config.validation_context
-    for number in range(1, config.max_retries + 2):
-        params = _call_params(config, state.history, offered)
-        answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
-        state.usage += answer.usage
-        attempt = Attempt(
-            number=number,
-            request=_summary(STAGE_CALL, params),
-            raw_message=answer.message,
-            finish_reason=answer.finish_reason,
-            usage=answer.usage,
-            latency_s=answer.latency_s,
-        )
-        state.attempts.append(attempt)
-        message = answer.message
-        if config.recover and not message.get("tool_calls"):
-            recovered = recover_calls(message, hint=config.model, attempt=number)
-            if recovered is not None:
-                message = recovered
-                attempt.parser_miss = True
-        offered_tools = {name: config.tools[name] for name in offered}
+    resume = control.resume
+    if resume is None:
+        tools = list(config.tools.values())
+        decision = yield from _route(config, state, tools)
+        if not decision.call:
+            return (yield from _plain_answer(config, state, decision))
+        offered = _shortlist(config, decision)
+        first = 1
+    else:
+        decision, offered, first = resume.route, list(resume.offered), resume.attempt.number
+    base_context = context if context is not None else config.validation_context
+    validation_context = _validation_context(base_context, control)
+    offered_tools = {name: config.tools[name] for name in offered}
+    for number in range(first, config.max_retries + 2):
+        approvals: Mapping[str, bool] = {}
+        repairs: list[str] = []
+        if resume is not None:
+            # The paused answer, validated again (deterministic) and now decided.
+            attempt, message, approvals = resume.attempt, resume.message, resume.approvals
+            state.attempts.append(attempt)
+            state.usage += attempt.usage
+            resume = None
+        else:
+            attempt, message = yield from _ask_for_calls(config, state, offered, number)
+            repairs = attempt.repairs
         calls, problems = check_answer(
             message,
             offered_tools,
             context=validation_context,
             schemas={name: config.schemas[name]["function"]["parameters"] for name in offered},
-            finish_reason=answer.finish_reason,
-            repairs=attempt.repairs,
+            finish_reason=attempt.finish_reason,
+            repairs=repairs,
         )
         assistant = assistant_history_entry(message)
 
         if not problems and execute:
-            problems = yield from _execute(calls, state, offered_tools)
+            skipped = _screen(calls, control.guard, offered_tools, approvals)
+            pending = [
+                call
+                for call in calls
+                if call.id not in skipped
+                and offered_tools[call.name].requires_approval
+                and call.id not in approvals
+            ]
+            if pending:
+                raise StepPaused(
+                    history=list(state.history),
+                    attempts=state.attempts,
+                    usage=state.usage,
+                    route=decision,
+                    offered=offered,
+                    message=message,
+                    calls=calls,
+                    pending=pending,
+                    executed=state.executed,
+                )
+            _skip(calls, skipped, state.notes)
+            problems = yield from _execute(
+                calls, state, offered_tools, _ToolContexts(control, base_context)
+            )
+            if control.guard is not None:
+                control.guard.record(calls, _contents(calls, state.notes))
 
         if not problems:
             state.history.append(assistant)
             if execute:
-                state.history.extend(_tool_messages(calls))
+                state.history.extend(_tool_messages(calls, state.notes))
             for call in calls:
                 yield Notify(ToolCallValidated(call, number))
             return ToolCallResult(
@@ -218,7 +345,7 @@ def _call_flow(
             )
 
         attempt.problems = problems
-        attempt.feedback = _feedback_messages(message, calls, problems, offered)
+        attempt.feedback = _feedback_messages(message, calls, problems, offered, state.notes)
         state.history.append(assistant)
         state.history.extend(attempt.feedback)
         yield Notify(AttemptFailed(attempt, retrying=number <= config.max_retries))
@@ -228,6 +355,95 @@ def _call_flow(
         attempts=state.attempts,
         executed=state.executed,
     )
+
+
+def _ask_for_calls(
+    config: Config, state: _Run, offered: Sequence[str], number: int
+) -> Generator[Effect, Any, tuple[Attempt, dict[str, Any]]]:
+    """One stage-2 request; the attempt record and the answer (calls read from text too)."""
+    params = _call_params(config, state.history, offered)
+    answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
+    state.usage += answer.usage
+    attempt = Attempt(
+        number=number,
+        request=_summary(STAGE_CALL, params),
+        raw_message=answer.message,
+        finish_reason=answer.finish_reason,
+        usage=answer.usage,
+        latency_s=answer.latency_s,
+    )
+    state.attempts.append(attempt)
+    message = answer.message
+    if config.recover and not message.get("tool_calls"):
+        recovered = recover_calls(message, hint=config.model, attempt=number)
+        if recovered is not None:
+            message = recovered
+            attempt.parser_miss = True
+    return attempt, message
+
+
+def _validation_context(base: Any, control: StepControl) -> Any:
+    # With deps, validators get the RunContext (the plain context inside it); without,
+    # exactly what they got before deps existed.
+    if control.deps is None:
+        return base
+    return RunContext(deps=control.deps, validation_context=base, step=control.number)
+
+
+class _ToolContexts:
+    """Builds the RunContext a tool with a RunContext parameter receives."""
+
+    def __init__(self, control: StepControl, base: Any) -> None:
+        self._control = control
+        self._base = base
+
+    def for_call(self, tool: Tool[..., Any], call: ToolCall) -> RunContext[Any] | None:
+        if not tool.wants_context:
+            return None
+        return RunContext(
+            deps=self._control.deps,
+            validation_context=self._base,
+            step=self._control.number,
+            tool_name=call.name,
+            call_id=call.id,
+        )
+
+
+def _screen(
+    calls: Sequence[ToolCall],
+    guard: LoopGuard | None,
+    tools: Mapping[str, Tool[..., Any]],
+    approvals: Mapping[str, bool],
+) -> dict[str, tuple[SkipReason, str]]:
+    """Which calls are answered without running, and with what (the loop guard, denials).
+
+    Raises:
+        LoopStop: A call made again after the loop guard's feedback.
+    """
+    skipped: dict[str, tuple[SkipReason, str]] = {}
+    for call in calls:
+        if guard is not None:
+            verdict, seen = guard.verdict(call)
+            if verdict == "stop":
+                name, arguments = call_key(call)
+                raise LoopStop(name, arguments, (seen.count if seen else 0) + 1)
+            if verdict == "repeat" and seen is not None:
+                text = repeated_call_text(call.name, seen.arguments, seen.count, seen.result)
+                skipped[call.id] = ("repeated", text)
+                continue
+        if approvals.get(call.id) is False:  # a person said no: whatever the tool says now
+            skipped[call.id] = ("denied", denied_text(call.name))
+    return skipped
+
+
+def _skip(
+    calls: Sequence[ToolCall],
+    skipped: Mapping[str, tuple[SkipReason, str]],
+    notes: dict[str, str],
+) -> None:
+    for call in calls:
+        if call.id in skipped:
+            call.skipped, notes[call.id] = skipped[call.id]
 
 
 def _route(
@@ -326,36 +542,53 @@ def _summary(stage: str, params: Mapping[str, Any]) -> RequestSummary:
 
 
 def _execute(
-    calls: list[ToolCall], state: _Run, tools: Mapping[str, Tool[..., Any]]
+    calls: list[ToolCall],
+    state: _Run,
+    tools: Mapping[str, Tool[..., Any]],
+    contexts: _ToolContexts,
 ) -> Generator[Effect, Any, list[Problem]]:
-    """Run each call once, in order; a ModelRetry stops the rest of this answer."""
-    problems: list[Problem] = []
+    """Run each call of the answer once (those not skipped); a ModelRetry sends it back.
+
+    A call equal (tool and canonical arguments) to one that already ran in this step, or
+    to an earlier call of this answer, is not run again: it carries that call's outcome.
+    """
+    runnable: list[ToolCall] = []
+    first_of: dict[tuple[str, str], ToolCall] = {}
+    repeats: list[tuple[ToolCall, ToolCall]] = []
     for call in calls:
-        if problems:
-            problems.append(
-                Problem(
-                    kind="not_executed",
-                    message="not run: an earlier call of this answer asked for a retry",
-                    tool_name=call.name,
-                    call_id=call.id,
-                    raw_arguments=call.raw_arguments,
-                )
-            )
+        if call.skipped is not None:
             continue
-        key = (call.name, _canonical(call.arguments))
-        earlier = state.ran.get(key)
+        key = call_key(call)
+        earlier = state.ran.get(key) or first_of.get(key)
         if earlier is not None:
-            # The model repeated a call that already ran in this run (typically after a
-            # ModelRetry on a later call): its side effect must not happen twice.
-            call.executed = True
-            call.output, call.error, call.reused_from = earlier.output, earlier.error, earlier.id
+            repeats.append((call, earlier))
             continue
-        outcome: Outcome = yield Execute(tools[call.name], call.arguments)
-        if outcome.retry_message is not None:
+        first_of[key] = call
+        runnable.append(call)
+    outcomes: list[Outcome | None] = []
+    if runnable:
+        outcomes = yield ExecuteMany(
+            tuple(
+                Execute(
+                    tools[call.name],
+                    call.arguments,
+                    call_id=call.id,
+                    context=contexts.for_call(tools[call.name], call),
+                )
+                for call in runnable
+            )
+        )
+    problems: list[Problem] = []
+    for call, outcome in zip(runnable, outcomes, strict=True):
+        if outcome is None or outcome.retry_message is not None:
             problems.append(
                 Problem(
-                    kind="tool_retry",
-                    message=outcome.retry_message,
+                    kind="not_executed" if outcome is None else "tool_retry",
+                    message=(
+                        "not run: an earlier call of this answer asked for a retry"
+                        if outcome is None
+                        else str(outcome.retry_message)
+                    ),
                     tool_name=call.name,
                     call_id=call.id,
                     raw_arguments=call.raw_arguments,
@@ -364,27 +597,61 @@ def _execute(
             continue
         call.executed = True
         call.output = outcome.output
-        call.error = outcome.error
-        state.ran[key] = call
+        call.error = _timeout_error(tools[call.name], call) if outcome.timed_out else outcome.error
+        state.ran[call_key(call)] = call
+    for call, earlier in repeats:
+        # The side effect must not happen twice (typically a call repeated after a
+        # ModelRetry on another one); the repeat is answered with the recorded outcome.
+        if earlier.executed:
+            call.executed = True
+            call.output, call.error, call.reused_from = earlier.output, earlier.error, earlier.id
+        else:  # its twin in this answer did not run (a retry stopped it): neither does it
+            problems.append(
+                Problem(
+                    kind="not_executed",
+                    message="not run: an equal call of this answer did not run",
+                    tool_name=call.name,
+                    call_id=call.id,
+                    raw_arguments=call.raw_arguments,
+                )
+            )
     if problems:
         # Calls that ran before the retry keep their outputs: they never run again.
         state.executed.extend(call for call in calls if call.executed)
     return problems
 
 
-def _canonical(arguments: BaseModel) -> str:
-    return json.dumps(arguments.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+def _timeout_error(tool: Tool[..., Any], call: ToolCall) -> ToolTimeoutError:
+    timeout = float(tool.timeout or 0.0)
+    return ToolTimeoutError(
+        f"tool {tool.name!r} did not finish within its timeout of {timeout:g} s; "
+        "it was not run again",
+        tool_name=tool.name,
+        call_id=call.id,
+        timeout=timeout,
+    )
 
 
-def _tool_messages(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
-    messages = []
-    for call in calls:
-        if call.error is not None:
-            content = f"ERROR: {type(call.error).__name__}: {call.error}"
-        else:
-            content = tool_output_content(call.output)
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-    return messages
+def _result_content(call: ToolCall, notes: Mapping[str, str]) -> str:
+    """The `tool` message content answering a call that ran or was answered without running."""
+    if call.id in notes:
+        return notes[call.id]
+    if call.error is not None:
+        return f"ERROR: {type(call.error).__name__}: {call.error}"
+    return tool_output_content(call.output)
+
+
+def _contents(calls: Sequence[ToolCall], notes: Mapping[str, str]) -> dict[str, str]:
+    return {
+        call.id: _result_content(call, notes) for call in calls if call.executed or call.id in notes
+    }
+
+
+def _tool_messages(calls: Sequence[ToolCall], notes: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [
+        {"role": "tool", "tool_call_id": call.id, "content": _result_content(call, notes)}
+        for call in calls
+    ]
 
 
 def _feedback_messages(
@@ -392,6 +659,7 @@ def _feedback_messages(
     calls: Sequence[ToolCall],
     problems: Sequence[Problem],
     offered: Sequence[str],
+    notes: Mapping[str, str],
 ) -> list[dict[str, Any]]:
     if not message.get("tool_calls"):
         return [{"role": "user", "content": no_tool_call_text(offered)}]
@@ -400,8 +668,8 @@ def _feedback_messages(
     for call in calls:
         if call.id in by_id:
             continue
-        if call.executed:
-            content = tool_output_content(call.output)
+        if call.executed or call.id in notes:
+            content = _result_content(call, notes)
         else:
             content = feedback_text(
                 Problem(kind="not_executed", message="", tool_name=call.name, call_id=call.id),

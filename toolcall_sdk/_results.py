@@ -12,9 +12,12 @@ from toolcall_sdk._errors import ToolExecutionError
 __all__ = [
     "Attempt",
     "FieldError",
+    "PendingCall",
     "Problem",
     "ProblemKind",
     "RequestSummary",
+    "SkipReason",
+    "Step",
     "ToolCall",
     "ToolCallResult",
     "Usage",
@@ -27,6 +30,13 @@ ProblemKind = Literal[
     "no_tool_call",  # a forced call came back as text
     "tool_retry",  # the business function raised ModelRetry
     "not_executed",  # valid, but sent back because another call of the same answer failed
+]
+
+
+# Why a validated call was answered without running its function.
+SkipReason = Literal[
+    "denied",  # the user refused it at an approval (`resume(..., approvals={id: False})`)
+    "repeated",  # the loop guard answered it with the earlier result instead of running it
 ]
 
 
@@ -114,11 +124,14 @@ class ToolCall:
         arguments: The validated Pydantic model instance.
         raw_arguments: The JSON text the model produced.
         output: What the business function returned (set by `run()`).
-        error: The exception the business function raised, if it did (set by `run()`).
+        error: The exception the business function raised, if it did (set by `run()`);
+            a `ToolTimeoutError` when it ran past its `@tool(timeout=...)`.
         executed: Whether the call has its function's outcome (`output` or `error`).
         reused_from: Set when the model repeated a call that had already run in this
-            `run()`: the id of that call, whose outcome this one carries; the function did
+            step: the id of that call, whose outcome this one carries; the function did
             not run again.
+        skipped: Why the function did not run although the call was valid: `"denied"` at
+            an approval, or `"repeated"` (answered by the loop guard); None otherwise.
     """
 
     id: str
@@ -129,6 +142,24 @@ class ToolCall:
     error: BaseException | None = None
     executed: bool = False
     reused_from: str | None = None
+    skipped: SkipReason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCall:
+    """A validated call waiting for a person's approval (`ApprovalRequired.pending`).
+
+    Attributes:
+        id: The tool-call id; the key of `resume(..., approvals={id: bool})`.
+        name: The tool's name.
+        arguments: The validated arguments, as JSON values.
+        raw_arguments: The JSON text the model produced.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str
 
 
 @dataclass(slots=True)
@@ -174,18 +205,44 @@ class Attempt:
 
 
 @dataclass(slots=True)
+class Step:
+    """One pass of the pipeline in `run()`: route, then a text answer or validated calls.
+
+    Attributes:
+        number: 1 for the first step of the run, 2 for the next, ...
+        called: Whether the step called tools (False: it answered in text).
+        calls: The step's accepted calls, with `.output`/`.error`, or `.skipped`.
+        content: The assistant's text in this step, if any.
+        attempts: One record per stage-2 model answer of this step.
+        route: The stage-1 decision.
+        usage: Tokens of this step's requests, router included.
+    """
+
+    number: int
+    called: bool
+    calls: list[ToolCall] = field(default_factory=list)
+    content: str | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    route: Any = None
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(slots=True)
 class ToolCallResult:
     """The outcome of `call()` or `run()`.
 
     Attributes:
-        called: Whether stage 1 decided a tool was needed.
-        calls: The validated calls (with `.output` after `run()`).
-        content: The assistant's text when no tool was called (else any text it added).
-        attempts: One record per stage-2 model answer.
+        called: Whether stage 1 decided a tool was needed (in any step of a `run()`).
+        calls: The validated calls (after `run()`: every call of the run whose function
+            ran, with `.output`).
+        content: The assistant's text when no tool was called (else any text it added);
+            after a multi-step `run()`, the final answer.
+        attempts: One record per stage-2 model answer (every step's, in order).
         messages: The conversation to continue from: the input, the accepted assistant
             message and, after `run()`, one `tool` message per executed call.
-        route: The stage-1 decision.
+        route: The stage-1 decision (of the last step).
         usage: Tokens over every request made, router included.
+        steps: After `run()`, each step in order (one unless `max_steps` > 1).
     """
 
     called: bool
@@ -195,6 +252,7 @@ class ToolCallResult:
     messages: list[dict[str, Any]] = field(default_factory=list)
     route: Any = None
     usage: Usage = field(default_factory=Usage)
+    steps: list[Step] = field(default_factory=list)
 
     @property
     def call(self) -> ToolCall:

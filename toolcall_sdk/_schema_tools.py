@@ -41,6 +41,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from toolcall_sdk._context import RunContext
 from toolcall_sdk._errors import StrictSchemaError, ToolDefinitionError
 from toolcall_sdk._schema import openai_tool_entry
 from toolcall_sdk._tools import Tool
@@ -119,8 +120,11 @@ class SchemaTool(Tool[..., Any]):
         plain = {"name": self.name, "description": self.description, "parameters": parameters}
         return {"type": "function", "function": {k: v for k, v in plain.items() if v}}
 
-    def invoke(self, arguments: BaseModel) -> Any:
-        """Call the handler with the validated arguments as a JSON dict."""
+    def invoke(self, arguments: BaseModel, context: RunContext[Any] | None = None) -> Any:
+        """Call the handler with the validated arguments as a JSON dict.
+
+        A schema tool takes no `RunContext`: `context` is accepted and not passed on.
+        """
         if self.handler is None:
             raise ToolDefinitionError(
                 f"tool {self.name!r} is call-only (a JSON Schema definition without a "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, ParamSpec, TypeVar, o
 
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, create_model
 
+from toolcall_sdk._context import RunContext, is_run_context
 from toolcall_sdk._errors import ToolDefinitionError
 from toolcall_sdk._schema import openai_tool_entry
 
@@ -43,6 +44,8 @@ class Tool(Generic[P, R]):
         function: The business function, or None for a call-only tool made from a model.
         strict: True/False to force the strict schema form for this tool, None to follow
             the client's setting.
+        timeout: Seconds `run()` waits for the function; None waits as long as it takes.
+        requires_approval: `run()` pauses with `ApprovalRequired` before running it.
     """
 
     def __init__(
@@ -54,15 +57,23 @@ class Tool(Generic[P, R]):
         function: Callable[P, R] | None = None,
         strict: bool | None = None,
         model_parameter: str | None = None,
+        timeout: float | None = None,
+        requires_approval: bool = False,
+        context_parameter: str | None = None,
     ) -> None:
         _check_name(name)
+        _check_timeout(name, timeout)
         self.name = name
         self.description = description
         self.args_model = args_model
         self.function = function
         self.strict = strict
+        self.timeout = timeout
+        self.requires_approval = requires_approval
         # Set when the function takes one Pydantic model: it gets the instance itself.
         self._model_parameter = model_parameter
+        # Set when the function takes a RunContext: the caller's deps, never the model's.
+        self._context_parameter = context_parameter
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
         if function is not None:
             self.__doc__ = function.__doc__
@@ -98,8 +109,20 @@ class Tool(Generic[P, R]):
             strict=use_strict,
         )
 
-    def invoke(self, arguments: BaseModel) -> R | Awaitable[R]:
+    @property
+    def wants_context(self) -> bool:
+        """Whether the function takes a `RunContext` parameter."""
+        return self._context_parameter is not None
+
+    def invoke(
+        self, arguments: BaseModel, context: RunContext[Any] | None = None
+    ) -> R | Awaitable[R]:
         """Call the business function with validated arguments.
+
+        Args:
+            arguments: The validated arguments model.
+            context: Given to the function's `RunContext` parameter, if it has one (an
+                empty `RunContext` when None).
 
         Returns the function's result, or an awaitable for an async function.
         """
@@ -110,8 +133,12 @@ class Tool(Generic[P, R]):
             )
         function: Callable[..., Any] = self.function
         if self._model_parameter is not None:
-            return function(**{self._model_parameter: arguments})  # type: ignore[no-any-return]
-        values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+            values: dict[str, Any] = {self._model_parameter: arguments}
+        else:
+            values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+        if self._context_parameter is not None:
+            given = context if context is not None else RunContext(deps=None)
+            values[self._context_parameter] = given
         return function(**values)  # type: ignore[no-any-return]
 
 
@@ -129,6 +156,8 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -139,15 +168,19 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
 ) -> Tool[P, R] | Tool[..., Any] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Turn a function (sync or async) or a Pydantic model into a tool.
 
-    Use bare (`@tool`) or with options (`@tool(name=..., description=..., strict=...)`).
+    Use bare (`@tool`) or with options (`@tool(name=..., timeout=..., ...)`).
     Each parameter becomes a field of the arguments model: its annotation (including
     `Annotated[..., Field(...)]`), its default, and its line in the docstring's
     `Args:` section as the description. A function taking a single Pydantic model gets
     that model's fields as its arguments and is called with the validated instance.
-    A Pydantic model class on its own makes a call-only tool (no function to run).
+    A parameter annotated `RunContext[...]` receives the run's dependencies and is not
+    part of the arguments. A Pydantic model class on its own makes a call-only tool (no
+    function to run).
 
     Args:
         function: The function or model (when used bare).
@@ -156,6 +189,12 @@ def tool(
         description: Overrides the docstring's summary.
         strict: Force (True) or disable (False) the strict schema form for this tool;
             None follows the client.
+        timeout: Seconds `run()` waits for the function. Past it, the call's `.error` is a
+            `ToolTimeoutError`, the model is told, and the call is never run again. An
+            async function is cancelled; a sync one runs in a worker thread that cannot
+            be stopped: it finishes unwatched, its result dropped.
+        requires_approval: `run()` stops with `ApprovalRequired` before running a call of
+            this tool; `client.resume(state, approvals=...)` continues.
 
     Returns:
         A `Tool`, or a decorator producing one.
@@ -170,12 +209,20 @@ def tool(
             description=description,
             strict=strict,
             localns=_caller_locals(),
+            timeout=timeout,
+            requires_approval=requires_approval,
         )
 
     if function is None:
         return build
     return build_tool(
-        function, name=name, description=description, strict=strict, localns=_caller_locals()
+        function,
+        name=name,
+        description=description,
+        strict=strict,
+        localns=_caller_locals(),
+        timeout=timeout,
+        requires_approval=requires_approval,
     )
 
 
@@ -195,6 +242,8 @@ def build_tool(
     description: str | None,
     strict: bool | None,
     localns: dict[str, Any] | None = None,
+    timeout: float | None = None,
+    requires_approval: bool = False,
 ) -> Tool[Any, Any]:
     if isinstance(target, type) and issubclass(target, BaseModel):
         doc = _parse_docstring(target)
@@ -205,6 +254,8 @@ def build_tool(
             description=description if description is not None else _summary(doc),
             args_model=target,
             strict=strict,
+            timeout=timeout,
+            requires_approval=requires_approval,
         )
     if not callable(target):
         raise ToolDefinitionError(f"@tool needs a function or a Pydantic model, got {target!r}")
@@ -213,7 +264,9 @@ def build_tool(
         raise ToolDefinitionError("a lambda or nameless callable needs @tool(name=...)")
     _check_name(tool_name)
     doc = _parse_docstring(target)
-    args_model, model_parameter = _arguments_model(target, tool_name, doc, localns)
+    args_model, model_parameter, context_parameter = _arguments_model(
+        target, tool_name, doc, localns
+    )
     return Tool(
         name=tool_name,
         description=description if description is not None else _summary(doc),
@@ -221,6 +274,9 @@ def build_tool(
         function=target,
         strict=strict,
         model_parameter=model_parameter,
+        timeout=timeout,
+        requires_approval=requires_approval,
+        context_parameter=context_parameter,
     )
 
 
@@ -229,7 +285,8 @@ def _arguments_model(
     tool_name: str,
     doc: docstring_parser.Docstring,
     localns: dict[str, Any] | None,
-) -> tuple[type[BaseModel], str | None]:
+) -> tuple[type[BaseModel], str | None, str | None]:
+    """The arguments model, the single-model parameter and the `RunContext` parameter."""
     try:
         hints = typing.get_type_hints(function, localns=localns, include_extras=True)
     except NameError as exc:
@@ -241,6 +298,15 @@ def _arguments_model(
         ) from exc
     signature = inspect.signature(function)
     parameters = list(signature.parameters.values())
+    contexts = [p.name for p in parameters if p.name in hints and is_run_context(hints[p.name])]
+    if len(contexts) > 1:
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: parameters {contexts} all ask for the RunContext; keep one",
+            tool_name=tool_name,
+        )
+    context_parameter = contexts[0] if contexts else None
+    # The context comes from the caller, never from the model: not an argument.
+    parameters = [p for p in parameters if p.name != context_parameter]
     for parameter in parameters:
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             raise ToolDefinitionError(
@@ -266,7 +332,7 @@ def _arguments_model(
         bare = _strip_annotated(hints[only.name])
         if isinstance(bare, type) and issubclass(bare, BaseModel):
             _check_schema(bare, tool_name, "field")
-            return bare, only.name
+            return bare, only.name, context_parameter
 
     descriptions = {p.arg_name: p.description for p in doc.params if p.description}
     fields: dict[str, Any] = {}
@@ -284,7 +350,18 @@ def _arguments_model(
     except (PydanticUserError, TypeError) as exc:
         raise _unsupported(tool_name, "parameter", fields, exc) from exc
     _check_schema(model, tool_name, "parameter")
-    return model, None
+    return model, None, context_parameter
+
+
+def _check_timeout(name: str, timeout: float | None) -> None:
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise ToolDefinitionError(
+            f"tool {name!r}: timeout must be a number of seconds above 0 (got {timeout!r}); "
+            "use None for no limit",
+            tool_name=name,
+        )
 
 
 def _check_schema(model: type[BaseModel], tool_name: str, kind: str) -> None:

@@ -92,6 +92,9 @@ class AsyncTwin:
     def run(self, *args: Any, **kwargs: Any) -> Any:
         return self._loop.run_until_complete(self._client.run(*args, **kwargs))
 
+    def resume(self, *args: Any, **kwargs: Any) -> Any:
+        return self._loop.run_until_complete(self._client.resume(*args, **kwargs))
+
     def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         events = self._client.stream(*args, **kwargs)
 

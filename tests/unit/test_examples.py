@@ -61,3 +61,15 @@ def test_prompt_embeds_example_refuses_without_sending() -> None:
     assert "completion from 10 embedded tokens: ' It is sunny in Oslo.'" in out
     assert "expected shape (num_tokens, 16), got (3, 12)" in out
     assert "requests sent for it: 0" in out
+
+
+def test_agent_loop_pauses_for_approval_and_finishes() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    path = next(p for p in EXAMPLES if p.name == "agent_loop.py")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "step 1: [('find_customer', 'CUS-000042')]" in out
+    assert 'step 2 waits: send_invoice({"customer_id": "CUS-000042", "amount_vnd": 1500000})' in out
+    assert "step 2: [('send_invoice', {'invoice_id': 'INV-0007'" in out
+    assert "step 3: answer 'Invoice INV-0007 for 1,500,000 VND is on its way to Acme.'" in out

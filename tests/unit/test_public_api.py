@@ -13,6 +13,7 @@ from toolcall_sdk.cli import app
 
 EXPORTED = [
     "AlwaysRouter",
+    "ApprovalRequired",
     "AsyncToolCallClient",
     "Attempt",
     "AttemptFailed",
@@ -27,25 +28,32 @@ EXPORTED = [
     "HybridRouter",
     "InvalidArgumentError",
     "LLMRouter",
+    "LoopDetected",
     "MalformedResponseError",
+    "MaxStepsExceeded",
     "MissingDependencyError",
     "ModelNotFoundError",
     "ModelRetry",
     "NeverRouter",
+    "PendingCall",
     "Problem",
     "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
     "RequestSummary",
     "ResponseTooLargeError",
+    "ResumeError",
     "RetryPolicy",
     "RouteDecision",
     "Router",
     "RouterError",
+    "RunContext",
+    "RunStopped",
     "ServerConnectionError",
     "ServerError",
     "ServerTimeoutError",
     "ServerUnavailableError",
+    "Step",
     "StreamCompleted",
     "StrictSchemaError",
     "Tool",
@@ -60,9 +68,11 @@ EXPORTED = [
     "ToolCallValidated",
     "ToolDefinitionError",
     "ToolExecutionError",
+    "ToolTimeoutError",
     "ToolValidatorError",
     "TransportError",
     "Usage",
+    "UsageLimitExceeded",
     "__version__",
     "to_strict_schema",
     "tool",
@@ -85,7 +95,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 25
+    assert len(errors) == 32
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 

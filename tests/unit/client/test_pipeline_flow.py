@@ -13,7 +13,7 @@ from toolcall_sdk._pipeline import (
     ChatRequest,
     Config,
     Effect,
-    Execute,
+    ExecuteMany,
     Notify,
     Outcome,
     RouteQuery,
@@ -125,12 +125,14 @@ def test_retries_exhausted_raise_with_every_attempt() -> None:
 def test_execute_effect_carries_the_validated_arguments_once() -> None:
     steps = flow(_config(), [{"role": "user", "content": "x"}], execute=True)
     effects, result = _drive(
-        steps, [True, _call("get_weather", '{"city": "Hue"}'), Outcome(output="sunny in Hue")]
+        steps, [True, _call("get_weather", '{"city": "Hue"}'), [Outcome(output="sunny in Hue")]]
     )
-    executes = [e for e in effects if isinstance(e, Execute)]
+    executes = [e for e in effects if isinstance(e, ExecuteMany)]
     assert len(executes) == 1
-    assert executes[0].tool is get_weather
-    assert executes[0].arguments.city == "Hue"  # type: ignore[attr-defined]
+    [execute] = executes[0].calls
+    assert execute.tool is get_weather
+    assert execute.call_id == "call_1"
+    assert execute.arguments.city == "Hue"  # type: ignore[attr-defined]
     assert result.calls[0].output == "sunny in Hue"
     assert result.messages[-1] == {
         "role": "tool",

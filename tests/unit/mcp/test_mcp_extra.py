@@ -1,0 +1,19 @@
+"""Without the `mcp` extra, `toolcall_sdk.mcp` says which extra to install."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_missing_extra_names_the_install_command() -> None:
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"  # as if the package were not installed
+        "from toolcall_sdk import MissingDependencyError\n"
+        "try:\n"
+        "    import toolcall_sdk.mcp\n"
+        "except MissingDependencyError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'toolcall-sdk[mcp]'" in out.stdout
