@@ -23,6 +23,8 @@ EXPORTED = [
     "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ReasoningDelta",
+    "ReasoningSplitter",
     "StreamEvent",
     "StreamParser",
     "TextDelta",
@@ -34,6 +36,7 @@ EXPORTED = [
     "parse_any",
     "parse_with_reasoning",
     "repair_arguments",
+    "split_reasoning",
     "unwrap_json_string",
 ]
 

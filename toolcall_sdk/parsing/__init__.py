@@ -21,12 +21,14 @@ See docs/parsing.md.
 
 from toolcall_sdk.parsing._dispatch import detect_format, parse, parse_any
 from toolcall_sdk.parsing._registry import FORMATS, format_for
+from toolcall_sdk.parsing._thinking import ReasoningSplitter, split_reasoning
 from toolcall_sdk.parsing._types import (
     ArgumentsDelta,
     CallFinished,
     CallStarted,
     ParsedCall,
     ParseResult,
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
 )
@@ -46,6 +48,8 @@ __all__ = [
     "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ReasoningDelta",
+    "ReasoningSplitter",
     "StreamEvent",
     "StreamParser",
     "TextDelta",
@@ -57,5 +61,6 @@ __all__ = [
     "parse_any",
     "parse_with_reasoning",
     "repair_arguments",
+    "split_reasoning",
     "unwrap_json_string",
 ]

@@ -86,7 +86,7 @@ class AutoStream(FormatStream):
         if self._delegate is None:
             return ParseResult([], own, None)
         inner = self._delegate.result()
-        return ParseResult(inner.calls, own + inner.text, inner.format)
+        return ParseResult(inner.calls, own + inner.text, inner.format, inner.reasoning)
 
     def _take_handoff(self) -> str:
         handoff = self._handoff

@@ -26,6 +26,7 @@ from toolcall_sdk.parsing._types import (
     CallStarted,
     ParsedCall,
     ParseResult,
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
 )
@@ -52,6 +53,7 @@ class FormatStream(ABC):
         self._emit = events
         self._events: list[StreamEvent] = []
         self._pieces: list[str] = []
+        self._thoughts: list[str] = []
         self._calls: list[ParsedCall] = []
         self._next_index = 0
         self._pending: list[int] = []  # started, not yet finished, in order
@@ -99,7 +101,9 @@ class FormatStream(ABC):
     def result(self) -> ParseResult:
         """Everything read so far, as `parse()` returns it (complete once closed)."""
         calls = list(self._calls)
-        return ParseResult(calls, "".join(self._pieces), self.format if calls else None)
+        return ParseResult(
+            calls, "".join(self._pieces), self.format if calls else None, "".join(self._thoughts)
+        )
 
     @abstractmethod
     def _process(self, buf: str, final: bool) -> int:
@@ -118,6 +122,12 @@ class FormatStream(ABC):
             self._pieces.append(text)
             if self._emit:
                 self._events.append(TextDelta(text))
+
+    def _reason(self, text: str) -> None:
+        if text:
+            self._thoughts.append(text)
+            if self._emit:
+                self._events.append(ReasoningDelta(text))
 
     def _start(self, name: str) -> int:
         index = self._next_index
