@@ -57,6 +57,8 @@ STRATEGIES: tuple[ChunkStrategy, ...] = (
     ChunkStrategy("token"),
     *(ChunkStrategy("rand", seed=seed, max_group=8) for seed in range(1, 6)),
 )
+REASONING_OPENERS = ("<think>", "[THINK]", "<|channel>thought", "<|open|>think<|sep|>")
+REASONING_CLOSERS = ("</think>", "[/THINK]", "<channel|>", "<|close|>think<|sep|>")
 # canitoolcall's published run of vLLM 0.30.0's own parsers over the same 469 fixtures.
 VLLM_PUBLISHED = (354, 469)
 
@@ -82,10 +84,12 @@ def schemas_of(fixture: Fixture) -> dict[str, Mapping[str, Any]]:
 
 
 def starts_in_reasoning(generation_prompt: str | None) -> bool:
-    """Whether a prompt ends inside a reasoning block (`...<think>\\n`)."""
-    splitter = ReasoningSplitter()
-    splitter.feed(generation_prompt or "")
-    return splitter.in_reasoning
+    """Whether a prompt ends inside a reasoning block (`...<think>\\n`): its last opening
+    marker comes after its last closing one."""
+    prompt = generation_prompt or ""
+    opened = max(prompt.rfind(marker) for marker in REASONING_OPENERS)
+    closed = max(prompt.rfind(marker) for marker in REASONING_CLOSERS)
+    return opened > closed
 
 
 def format_choice(fixture: Fixture, mode: str) -> str:

@@ -54,7 +54,20 @@ SAMPLES = {
 
 def test_exports_are_pinned() -> None:
     assert parsing.__all__ == EXPORTED
-    assert FORMATS == ("hermes", "llama3_json", "mistral", "pythonic", "qwen3_xml")
+    assert FORMATS == (
+        "hermes",
+        "llama3_json",
+        "mistral",
+        "pythonic",
+        "qwen3_xml",
+        "deepseek_v3",
+        "deepseek_v32",
+        "gemma4",
+        "glm45",
+        "harmony",
+        "kimi_k2",
+        "kimi_k3",
+    )
 
 
 @pytest.mark.parametrize(

@@ -141,11 +141,11 @@ def hermes_documents(draw: st.DrawFn) -> Document:
     texts = [draw(prose.filter(lambda t: "<tool_call>" not in t)) for _ in range(count + 1)]
     calls = []
     for _ in range(count):
-        name, arguments = draw(strings), draw(json_arguments)
+        # A call without a name is no call (its markup stays text): every call has one.
+        name, arguments = draw(strings.filter(bool)), draw(json_arguments)
         key = draw(st.sampled_from(["arguments", "parameters"]))
+        # `</tool_call>` inside a JSON string is part of the string.
         body = json_text(draw, {"name": name, key: arguments})
-        if "</tool_call>" in body:
-            body = json.dumps({"name": name, key: arguments}).replace("<", "\\u003c")
         raw = "<tool_call>" + draw(blank) + body + draw(blank) + "</tool_call>"
         calls.append((name, compact(arguments), raw))
     text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))

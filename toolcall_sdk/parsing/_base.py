@@ -30,6 +30,7 @@ from toolcall_sdk.parsing._types import (
     StreamEvent,
     TextDelta,
 )
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["FormatStream"]
 
@@ -43,11 +44,14 @@ class FormatStream(ABC):
     Args:
         events: Produce streaming events. `parse()` turns them off: it only needs the calls
             and the text.
+        schemas: Parameter schemas by tool name, for the formats whose values are bare text
+            (the others ignore them).
     """
 
     format: ClassVar[str]
 
-    def __init__(self, *, events: bool = True) -> None:
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        self._schemas = schemas
         self._buf = ""
         self._closed = False
         self._emit = events
@@ -61,9 +65,9 @@ class FormatStream(ABC):
         self._args_begun = False
 
     @classmethod
-    def parse_text(cls, text: str) -> ParseResult:
+    def parse_text(cls, text: str, schemas: Schemas | None = None) -> ParseResult:
         """Run the engine once over a whole text."""
-        engine = cls(events=False)
+        engine = cls(events=False, schemas=schemas)
         engine.run_whole(text)
         return engine.result()
 

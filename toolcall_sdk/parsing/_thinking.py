@@ -10,14 +10,17 @@ calls. The markers differ by family; the splitter knows them all:
 | Gemma 4 | `<\\|channel>thought` | `<channel\\|>` |
 | Kimi K3 | `<\\|open\\|>think<\\|sep\\|>` | `<\\|close\\|>think<\\|sep\\|>` |
 
+Reasoning comes before the answer: a block opens only at the start of the text or right
+after another block (blank space aside). Once the answer has begun, an opening marker is
+text (a tool argument that documents `<think>` stays an argument).
+
 A chat template often writes the opening marker itself (`<think>\\n` at the end of the
 prompt): then the text starts inside a block (`open=True`) and the first closing marker of
 any family ends it. gpt-oss writes its reasoning as a Harmony `analysis` message, which the
 `harmony` format reads itself (a message header decides what its body is).
 
 Blank space that only frames text is dropped: at the start and end of each block's
-reasoning, at the start of the content and of the content after each block
-(`</think>\\n\\n`), and before an opening marker.
+reasoning, and before the answer (`</think>\\n\\n`).
 """
 
 from __future__ import annotations
@@ -54,11 +57,12 @@ _BLOCKS: Final = (
 )
 _OPENERS: Final = TagSet(*(b.opener for b in _BLOCKS))
 _BY_OPENER: Final = {b.opener: b for b in _BLOCKS}
-# A block the prompt opened: its family is not known, so any closing marker ends it.
+# A block the prompt opened: its family is not known, so any closing marker ends it. A
+# Qwen model may also start a call without closing the block the template opened.
 _PROMPT_BLOCK: Final = _Block(
     "",
     tuple(c for b in _BLOCKS for c in b.closers),
-    tuple(y for b in _BLOCKS for y in b.yields_to),
+    (*(y for b in _BLOCKS for y in b.yields_to), "<tool_call>"),
 )
 _ENDS: Final = {id(b): TagSet(*b.closers, *b.yields_to) for b in (*_BLOCKS, _PROMPT_BLOCK)}
 
@@ -97,15 +101,14 @@ class ReasoningSplitter:
         open: The text starts inside a reasoning block the prompt opened.
     """
 
-    __slots__ = ("_block", "_buf", "_closed", "_fresh", "_gap")
+    __slots__ = ("_answering", "_block", "_buf", "_closed", "_fresh", "_gap")
 
     def __init__(self, *, open: bool = False) -> None:
         self._buf = ""
         self._block: _Block | None = _PROMPT_BLOCK if open else None
-        # At the start of a block's text, or of the content after a block (or of the
-        # text): blank space here is dropped if markup or the block's end follows.
-        self._fresh = True
-        self._gap = ""  # blank space held back: released only if text follows it
+        self._answering = False  # the answer began: no block opens any more
+        self._fresh = True  # at the start of a block's text
+        self._gap = ""  # blank space at the end of a block's text so far
         self._closed = False
 
     @property
@@ -134,46 +137,39 @@ class ReasoningSplitter:
         pos = 0
         while True:
             block = self._block
-            if block is None:
-                i, tag = _OPENERS.find(buf, pos)
-                end = i if i >= 0 else (len(buf) if final else _OPENERS.hold_from(buf, pos))
-                self._emit(content, buf[pos:end], opening=i >= 0, final=final and i < 0)
-                if i < 0:
-                    pos = end
+            if self._answering:
+                content.append(buf[pos:])
+                pos = len(buf)
+                break
+            if block is None:  # before the answer: blank space, maybe another block
+                pos = len(buf) - len(buf[pos:].lstrip(_BLANK))
+                if pos == len(buf):
                     break
+                tag = next((o for o in _OPENERS.tags if buf.startswith(o, pos)), None)
+                if tag is None:
+                    if not final and _OPENERS.hold_from(buf, pos) == pos:
+                        break  # may still become an opening marker
+                    self._answering = True
+                    continue
                 self._block = _BY_OPENER[tag]
                 self._fresh, self._gap = True, ""
-                pos = i + len(tag)
+                pos += len(tag)
                 continue
             ends = _ENDS[id(block)]
             i, tag = ends.find(buf, pos)
             end = i if i >= 0 else (len(buf) if final else ends.hold_from(buf, pos))
-            self._emit(reasoning, buf[pos:end], opening=i >= 0, final=final and i < 0)
+            self._think(reasoning, buf[pos:end], ended=i >= 0 or final)
             if i < 0:
                 pos = end
                 break
             self._block = None
-            self._fresh, self._gap = True, ""
             pos = i + (len(tag) if tag in block.closers else 0)
         self._buf = buf[pos:]
         return "".join(reasoning), "".join(content)
 
-    def _emit(self, out: list[str], text: str, *, opening: bool, final: bool) -> None:
-        """Release `text`, keeping blank space that frames a block or starts the content.
-
-        Args:
-            out: Where released text goes.
-            text: The next text of the current block or of the content.
-            opening: Markup (a block's start or end) follows `text`: trailing blank space is
-                framing, and dropped.
-            final: The text ended after `text`: blank space at the end of a block is
-                dropped, trailing content is released.
-        """
-        if not text:
-            if final and self._block is None and self._gap and not self._fresh:
-                out.append(self._gap)
-                self._gap = ""
-            return
+    def _think(self, out: list[str], text: str, *, ended: bool) -> None:
+        """Release a block's next `text`, less blank space at its start and (once `ended`)
+        its end; blank space at the end of `text` waits to see whether text follows it."""
         if self._fresh:
             text = text.lstrip(_BLANK)
             if not text:
@@ -183,9 +179,4 @@ class ReasoningSplitter:
         if body:
             out.append(self._gap + body)
             self._gap = ""
-        self._gap += text[len(body) :]
-        if opening:
-            self._gap = ""
-        elif final and self._block is None:
-            out.append(self._gap)
-            self._gap = ""
+        self._gap = "" if ended else self._gap + text[len(body) :]

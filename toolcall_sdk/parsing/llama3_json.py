@@ -27,6 +27,7 @@ from toolcall_sdk.parsing._json import (
 from toolcall_sdk.parsing._markup import STRING, WS, PrefixMatcher, TagSet, lit
 from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["FORMAT", "PYTHON_TAG", "Llama3JsonStream", "parse"]
 
@@ -90,8 +91,8 @@ class Llama3JsonStream(TaglessStream):
     _OPEN_TAGS = frozenset({PYTHON_TAG})
     _SKIP_REJECTED = True
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._walker: JsonWalker | None = None
         self._decoded: Any = _BROKEN
 

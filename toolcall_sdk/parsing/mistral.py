@@ -28,6 +28,7 @@ from toolcall_sdk.parsing._json import (
 )
 from toolcall_sdk.parsing._markup import TagSet, skip
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["ARGS_TAG", "FORMAT", "TOOL_CALLS", "MistralStream", "parse"]
 
@@ -57,8 +58,8 @@ class MistralStream(FormatStream):
 
     format = FORMAT
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._state = _PROSE
         self._mark = 0  # start of the current marker, or of unreleased prose
         self._scan = 0  # where reading resumes

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolcall_sdk.parsing import qwen3_xml
 from toolcall_sdk.parsing._dispatch import parse_any
 from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["THINK_END", "THINK_START", "parse_with_reasoning"]
 
@@ -50,7 +50,7 @@ def parse_with_reasoning(
     reasoning: str | None = None,
     family_or_format: str | None = None,
     *,
-    schemas: qwen3_xml.Schemas | None = None,
+    schemas: Schemas | None = None,
 ) -> ParseResult:
     """Find calls in an answer's content, else in its think blocks, else in its reasoning.
 
