@@ -239,15 +239,37 @@ def test_mistral_name_then_arguments_segments() -> None:
 def test_mistral_broken_json_is_kept_raw_in_both_forms() -> None:
     (a,) = mistral.parse('[TOOL_CALLS]f{"a": 1,}').calls
     assert a.arguments == '{"a": 1,}'
-    b, c = mistral.parse('[TOOL_CALLS][{"name": "g", "arguments": {"a": 1,}}, {"name": "h"').calls
+    (b,) = mistral.parse('[TOOL_CALLS][{"name": "g", "arguments": {"a": 1,}}]').calls
     assert (b.name, b.arguments) == ("g", '{"a": 1,}')
-    assert (c.name, c.arguments) == ("h", "")
 
 
-def test_mistral_name_without_arguments_is_a_call_with_empty_arguments() -> None:
-    result = mistral.parse("[TOOL_CALLS]get_time then text")
-    assert result.calls == [ParsedCall("get_time", "", "[TOOL_CALLS]get_time ")]
-    assert result.text == "then text"
+@pytest.mark.parametrize(
+    "cut",
+    [
+        '[TOOL_CALLS]f{"a": "rm -rf /',
+        "[TOOL_CALLS]f[ARGS]",
+        "[TOOL_CALLS]get_ti",
+        "[TOOL_CALLS]",
+        '[TOOL_CALLS][{"name": "g", "arguments": {}}, {"name": "h"',
+    ],
+)
+def test_mistral_call_cut_off_at_the_end_is_no_call(cut: str) -> None:
+    result = mistral.parse("Sure." + cut)
+    assert result.text == "Sure."
+    assert [c.name for c in result.calls] == (["g"] if "[{" in cut else [])
+
+
+def test_mistral_name_without_arguments_is_no_call_and_stays_text() -> None:
+    assert mistral.parse("[TOOL_CALLS]get_time then text") == ParseResult(
+        [], "[TOOL_CALLS]get_time then text", None
+    )
+
+
+def test_mistral_call_id_before_the_arguments() -> None:
+    text = '[TOOL_CALLS]f[CALL_ID]123456789[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]a1{"b": 2}'
+    result = mistral.parse(text)
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", '{"a":1}'), ("g", '{"b":2}')]
+    assert result.text == ""
 
 
 # Pythonic ----------------------------------------------------------------------------------

@@ -146,9 +146,10 @@ class HarmonyStream(FormatStream):
                 walker = self._walker
                 assert walker is not None
                 done = walker.advance(buf, n) == DONE
-                if self._emit and walker.pos > self._sent:
-                    self._args(buf[self._sent : walker.pos])
-                    self._sent = walker.pos
+                upto = min(walker.pos, n)  # an escape may have read one past the text
+                if self._emit and upto > self._sent:
+                    self._args(buf[self._sent : upto])
+                    self._sent = upto
                 if not done:
                     if final:
                         return self._dropped(n)

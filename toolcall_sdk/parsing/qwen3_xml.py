@@ -22,7 +22,7 @@ own line ends at a `</parameter>` that starts a line, so `</parameter>`, `</func
 `</tool_call>` written inside a value are part of it. A value whose `</parameter>` is missing
 ends at the next `<parameter=` or `</function>` (at a line start, for a value on its own
 line). The `<tool_call>` wrapper may be missing (a bare `<function=...>`; a stray
-`</tool_call>` after it is removed), and so may `</function>` inside a closed wrapper, or
+`</tool_call>` right after it belongs to it), and so may `</function>` inside a closed wrapper, or
 `</tool_call>` after a closed function. A function the text ends inside (the output ran into
 `max_tokens`) is no call. A `<tool_call>` that holds Hermes JSON instead is read as such.
 """
@@ -205,7 +205,13 @@ class _XmlScanner(Scanner):
                     self._state = _BODY
                 elif not self._end_tag(buf, i, tag):
                     return self.pos
-            else:  # _DONE: a bare function closed; a `</tool_call>` may follow
+            else:  # _DONE: a bare function closed; its stray `</tool_call>` may follow
+                first = skip(_BLANK_RUN, buf, pos)
+                have = buf[first : first + len(WRAPPER_END)]
+                if have == WRAPPER_END:
+                    return first + len(WRAPPER_END)
+                if not final and WRAPPER_END.startswith(have):
+                    return -1
                 return pos
 
     def _end_tag(self, buf: str, i: int, tag: str) -> bool:
@@ -234,7 +240,7 @@ class Qwen3XmlStream(RegionStream):
     """
 
     format = FORMAT
-    _PROSE_TAGS = TagSet(WRAPPER_START, FUNCTION_START, WRAPPER_END)
+    _PROSE_TAGS = TagSet(WRAPPER_START, FUNCTION_START)
     _REGIONS = frozenset({WRAPPER_START, FUNCTION_START})
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
