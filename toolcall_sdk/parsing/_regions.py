@@ -15,7 +15,7 @@ read whole by the format's `_region`.
 
 Calls are known when their region closes: each arrives as `CallStarted`, one
 `ArgumentsDelta` with its arguments, `CallFinished`, unless the format previews them as its
-scanner reads them (`_preview`: Qwen3 XML sends a call's name, then its parameters one at a
+scanner reads them (`_preview_region`: Qwen3 XML sends a call's name, then its parameters one at a
 time).
 """
 
@@ -179,7 +179,7 @@ class RegionStream(FormatStream):
         self._scan = 0  # where the search for tags resumes
         self._tag = ""  # the current region's opening tag
         self._scanner: Scanner | None = None
-        self._previewed = 0  # calls of the current region `_preview` started
+        self._previewed = 0  # calls of the current region `_preview_region` started
 
     @abstractmethod
     def _open(self, tag: str, start: int, body: int) -> Scanner:
@@ -190,7 +190,7 @@ class RegionStream(FormatStream):
         """The calls of a region (`closed` false: the text ended inside it, give the calls
         it completed), or None when a closed region holds none the format can read."""
 
-    def _preview(self, buf: str) -> None:  # noqa: B027 - most formats send no previews
+    def _preview_region(self, buf: str) -> None:  # most formats send no previews
         """Send events for what the scanner has read of the region so far; count each call
         started in `_previewed`, in order (`_region` must then return those calls first)."""
 
@@ -222,7 +222,7 @@ class RegionStream(FormatStream):
                 continue
             end = scanner.advance(buf, final)
             if self._emit:
-                self._preview(buf)
+                self._preview_region(buf)
             if end < 0 and not final:
                 return self._mark
             stop = end if end >= 0 else n

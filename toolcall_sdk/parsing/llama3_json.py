@@ -7,9 +7,9 @@ space), right after `<|python_tag|>` (always removed), or after another call and
 separators (`;` or blank space). There its opening must read `{"name": "...",
 "parameters":` (or `"arguments":`); from then on it is a call even when the JSON breaks
 (then its arguments are kept verbatim), unless the text ends before its brackets close (the
-output ran into `max_tokens`): then it is no call, and dropped. An object elsewhere in prose counts only when it is
-valid JSON with exactly a string `name` and an object `parameters` or `arguments`, nothing
-else, so ordinary JSON in a sentence stays text.
+output ran into `max_tokens`): then it is no call, and dropped. An object elsewhere in prose
+counts only when it is valid JSON with exactly a string `name` and an object `parameters` or
+`arguments`, nothing else, so ordinary JSON in a sentence stays text.
 """
 
 from __future__ import annotations

@@ -254,7 +254,7 @@ class Qwen3XmlStream(RegionStream):
         self._pv_next, self._pv_open = 0, None
         return _XmlScanner(start, body, bare=tag == FUNCTION_START)
 
-    def _preview(self, buf: str) -> None:
+    def _preview_region(self, buf: str) -> None:
         scanner = self._scanner
         assert isinstance(scanner, _XmlScanner)
         while True:
