@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from toolcall_sdk._errors import ToolCallFailed
 from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
-from toolcall_sdk._feedback import feedback_text, no_tool_call_text
+from toolcall_sdk._feedback import feedback_text
 from toolcall_sdk._hybrid_router import HybridRouter
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
 from toolcall_sdk._recovery import recover_calls
@@ -371,7 +371,7 @@ def _feedback_messages(
     offered: Sequence[str],
 ) -> list[dict[str, Any]]:
     if not message.get("tool_calls"):
-        return [{"role": "user", "content": no_tool_call_text(offered)}]
+        return [{"role": "user", "content": feedback_text(problems[0], offered)}]
     by_id = {problem.call_id: problem for problem in problems}
     feedback: list[dict[str, Any]] = []
     for call in calls:

@@ -26,10 +26,12 @@ from toolcall_sdk.parsing import (
     CallFinished,
     CallStarted,
     ParseResult,
+    ReasoningSplitter,
     StreamEvent,
     StreamParser,
     TextDelta,
     parse,
+    split_reasoning,
 )
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -680,3 +682,36 @@ def test_auto_reads_a_document_as_its_own_format_does(fmt: str, data: st.DataObj
     own = parse(text, fmt)
     if auto.format == fmt:
         assert auto == own
+
+
+REASONING_SOUP = [
+    "<think>",
+    "</think>",
+    "<thi",
+    "[THINK]",
+    "[/THINK]",
+    "<|channel>thought",
+    "<channel|>",
+    "<|open|>think<|sep|>",
+    "<|close|>think<|sep|>",
+    "<|open|>response<|sep|>",
+    "<tool_call>",
+    " ",
+    "\n",
+    "x",
+    "é",
+]
+reasoning_soup = st.lists(st.sampled_from(REASONING_SOUP) | st.text(max_size=2), max_size=20).map(
+    "".join
+)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_reasoning_splits_alike_in_any_split(data: st.DataObject) -> None:
+    text = data.draw(reasoning_soup)
+    opened = data.draw(st.booleans())
+    expected = split_reasoning(text, open=opened)
+    splitter = ReasoningSplitter(open=opened)
+    pieces = [splitter.feed(piece) for piece in data.draw(splits(text))] + [splitter.close()]
+    assert ("".join(r for r, _ in pieces), "".join(c for _, c in pieces)) == expected

@@ -30,7 +30,7 @@ from typing import Final
 
 from toolcall_sdk.parsing._markup import TagSet
 
-__all__ = ["ReasoningSplitter", "split_reasoning"]
+__all__ = ["BLOCKS", "ReasoningSplitter", "split_reasoning"]
 
 _BLANK: Final = " \t\r\n"
 
@@ -45,7 +45,7 @@ class _Block:
     yields_to: tuple[str, ...] = ()
 
 
-_BLOCKS: Final = (
+BLOCKS: Final = (  # every family's reasoning markers
     _Block("<think>", ("</think>",)),
     _Block("[THINK]", ("[/THINK]",)),
     _Block("<|channel>thought", ("<channel|>",)),
@@ -55,16 +55,16 @@ _BLOCKS: Final = (
         ("<|open|>response<|sep|>", "<|open|>tools<|sep|>"),
     ),
 )
-_OPENERS: Final = TagSet(*(b.opener for b in _BLOCKS))
-_BY_OPENER: Final = {b.opener: b for b in _BLOCKS}
+_OPENERS: Final = TagSet(*(b.opener for b in BLOCKS))
+_BY_OPENER: Final = {b.opener: b for b in BLOCKS}
 # A block the prompt opened: its family is not known, so any closing marker ends it. A
 # Qwen model may also start a call without closing the block the template opened.
 _PROMPT_BLOCK: Final = _Block(
     "",
-    tuple(c for b in _BLOCKS for c in b.closers),
-    (*(y for b in _BLOCKS for y in b.yields_to), "<tool_call>"),
+    tuple(c for b in BLOCKS for c in b.closers),
+    (*(y for b in BLOCKS for y in b.yields_to), "<tool_call>"),
 )
-_ENDS: Final = {id(b): TagSet(*b.closers, *b.yields_to) for b in (*_BLOCKS, _PROMPT_BLOCK)}
+_ENDS: Final = {id(b): TagSet(*b.closers, *b.yields_to) for b in (*BLOCKS, _PROMPT_BLOCK)}
 
 
 def split_reasoning(text: str, *, open: bool = False) -> tuple[str, str]:
