@@ -365,7 +365,7 @@ def test_qwen3_xml_tolerates_missing_closing_tags() -> None:
     assert call.raw == text
     # A closed function needs no `</tool_call>`; a bare one may be followed by a stray one.
     assert args(qwen3_xml.parse("<tool_call><function=f></function>").calls[0]) == {}
-    assert qwen3_xml.parse("<function=f></function>\n</tool_call>").text == "\n"
+    assert qwen3_xml.parse("<function=f></function>\n</tool_call> ok").text == " ok"
 
 
 @pytest.mark.parametrize(

@@ -222,10 +222,7 @@ class _XmlScanner(Scanner):
             return True
         if tag == FUNCTION_END:
             self._close_function(buf, self.pos)
-            if self._bare:
-                self._state = _DONE
-                return False
-            self._state = _WRAPPER
+            self._state = _DONE if self._bare else _WRAPPER
             return True
         # `</tool_call>`: the wrapper (or, after a bare function, the stray closer) ends.
         self._close_function(buf, i)
