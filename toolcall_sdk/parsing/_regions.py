@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import DONE, JsonWalker
+from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at
 from toolcall_sdk.parsing._markup import TagSet
 from toolcall_sdk.parsing._types import ParsedCall
 from toolcall_sdk.parsing._values import Schemas
@@ -66,7 +66,7 @@ class ValueScanner(Scanner):
         self.pos = pos
         self._end = end
         self._values = values
-        self._outside = TagSet(end, *values)
+        self._outside = TagSet.of(end, *values)
         self._closer: TagSet | None = None
         self._opened = -1
         self._fallback = fallback
@@ -88,7 +88,7 @@ class ValueScanner(Scanner):
             elif tag == self._end:
                 return self.pos
             else:
-                self._closer = TagSet(self._values[tag])
+                self._closer = TagSet.of(self._values[tag])
                 self._opened = i
 
     def shift(self, offset: int) -> None:
@@ -110,10 +110,10 @@ class JsonSectionScanner(Scanner):
         self.pos = pos
         self._end = end
         self._args = args
-        self._outside = TagSet(end, args)
+        self._outside = TagSet.of(end, args)
         self._seek: TagSet | None = None
         self._walker: JsonWalker | None = None
-        self._stops = TagSet("{", *stops)
+        self._stops = TagSet.of("{", *stops)
 
     def advance(self, buf: str, final: bool) -> int:
         while True:
@@ -132,7 +132,12 @@ class JsonSectionScanner(Scanner):
             if self._seek is not None:
                 self._seek = None
                 if tag == "{":
-                    self._walker = JsonWalker(i)
+                    # Whole JSON decodes in C; JSON still arriving (or broken) is walked.
+                    decoded = decode_at(buf, i)
+                    if decoded is not None:
+                        self.pos = decoded[1]
+                    else:
+                        self._walker = JsonWalker(i)
                 else:
                     self.pos = i  # a call's end before any arguments: read it outside
                 continue
@@ -161,6 +166,9 @@ def json_span(text: str, start: int, stops: tuple[str, ...]) -> tuple[int, int] 
         i = text.find(stop, start, brace)
         if i >= 0:
             return None
+    decoded = decode_at(text, brace)
+    if decoded is not None:
+        return brace, decoded[1]
     walker = JsonWalker(brace)
     if walker.advance(text, len(text)) != DONE:
         return None

@@ -28,6 +28,8 @@ QUOTE: Final = '<|"|>'
 _CALL: Final = re.compile(r"[ \t\r\n]*call:([A-Za-z0-9_.:/\-]+)[ \t\r\n]*\{")
 _BLANK: Final = " \t\r\n"
 _SCALAR_END: Final = re.compile(r"[,}\]]")
+_BLANK_RUN: Final = re.compile(r"[ \t\r\n]+")
+_NOT_IN_KEY: Final = re.compile(r'[{}\[\],]|<\|"\|>')
 
 
 def parse(text: str) -> ParseResult:
@@ -56,10 +58,9 @@ class _Reader:
         self.pos = pos
 
     def _blank(self) -> None:
-        text, pos = self.text, self.pos
-        while pos < len(text) and text[pos] in _BLANK:
-            pos += 1
-        self.pos = pos
+        found = _BLANK_RUN.match(self.text, self.pos)
+        if found is not None:
+            self.pos = found.end()
 
     def _expect(self, char: str) -> bool:
         self._blank()
@@ -81,7 +82,7 @@ class _Reader:
             if colon < 0:
                 raise _Malformed("a key without a value")
             key = self.text[self.pos : colon].strip(_BLANK)
-            if not key or any(c in key for c in "{}[],") or QUOTE in key:
+            if not key or _NOT_IN_KEY.search(key):
                 raise _Malformed(f"not a key: {key!r}")
             self.pos = colon + 1
             out[key] = self.value(depth)
