@@ -15,8 +15,9 @@ pure functions (no I/O, nothing evaluated) read it back:
     parser.close()
 
 Formats (one module each, each with `parse(text) -> ParseResult`): `hermes`,
-`llama3_json`, `mistral`, `pythonic`, `qwen3_xml`. Repairs live in `repair`.
-See docs/parsing.md.
+`llama3_json`, `mistral`, `pythonic`, `qwen3_xml`, `deepseek_v3`, `deepseek_v32`, `gemma4`,
+`glm45`, `harmony`, `kimi_k2`, `kimi_k3`. Reasoning blocks are split off with
+`split_reasoning` / `ReasoningSplitter`; repairs live in `repair`. See docs/parsing.md.
 """
 
 from toolcall_sdk.parsing._dispatch import detect_format, parse, parse_any

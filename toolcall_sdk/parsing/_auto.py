@@ -1,11 +1,13 @@
 """Reading a text whose format is unknown: the first sign of a format decides.
 
 The signs, in the order they can appear: a text that opens (after blank space) with a Llama 3
-JSON call prefix (`{"name": "...", "parameters":`) or a pythonic one (`[name(`); otherwise
-the first tag of any format (`<tool_call>`, `<function=`, `[TOOL_CALLS]`, `<|python_tag|>`,
-`<|python_start|>`). After `<tool_call>` the next non-blank character tells Qwen3 XML (`<`)
-from Hermes JSON. Text before the sign is plain text; from the sign on, that format's own
-parser reads the rest.
+JSON call prefix (`{"name": "...", "parameters":`), a pythonic one (`[name(`) or a Harmony
+header (`to=functions.f`); otherwise the first tag of any format (`<tool_call>`,
+`<function=`, `[TOOL_CALLS]`, `<|python_tag|>`, `<|python_start|>`, DeepSeek's
+`<｜tool▁calls▁begin｜>` and DSML sections, `<|tool_call>`, `<|tool_calls_section_begin|>`,
+Kimi K3's channel tags, `<|channel|>`, `<|start|>`, `<|message|>`). After `<tool_call>` the
+next non-blank character tells Hermes JSON (`{`), Qwen3 XML (`<`) and GLM (a name) apart.
+Text before the sign is plain text; from the sign on, that format's own parser reads the rest.
 """
 
 from __future__ import annotations

@@ -21,7 +21,9 @@ What each message is:
 - any other recipient (a built-in tool such as `python`) or channel: left out.
 
 A call whose JSON the text ends inside is no call; a header the text ends inside, or that a
-token cuts short, is dropped (a text without any Harmony token is content, as written).
+token cuts short, is dropped. A text that does not begin like a header (an answer the server
+already took out of its messages) is content until a message starts (`<|start|>`,
+`<|channel|>`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ _TOKENS: Final = ("<|", START, CHANNEL, MESSAGE, "<|constrain|>", " to=")
 _HEADER_ENDS: Final = TagSet(MESSAGE, START, END, CALL, RETURN)
 _TEXT_ENDS: Final = TagSet(END, RETURN)
 _REASONING_ENDS: Final = TagSet(END)
+_SKIPPED_ENDS: Final = TagSet(END, RETURN, CALL)  # a built-in tool's call ends at `<|call|>`
 _CALL_ENDS: Final = (CALL, END)
 _RAW_CALL_ENDS: Final = TagSet(*_CALL_ENDS)
 _LONGEST_END: Final = max(len(t) for t in _CALL_ENDS)
@@ -56,7 +59,22 @@ _RECIPIENT: Final = re.compile(r"to=([^\s<]+)")
 _CHANNEL_NAME: Final = re.compile(r"<\|channel\|>([^\s<]*)")
 _BLANK: Final = re.compile(r"[ \t\r\n]*")
 # What a message's body is.
-_HEADER, _CONTENT, _REASONING, _SKIP, _CALL_START, _CALL_JSON, _CALL_RAW, _AFTER_CALL = range(8)
+(
+    _BEGIN,
+    _PROSE,
+    _HEADER,
+    _CONTENT,
+    _REASONING,
+    _SKIP,
+    _CALL_START,
+    _CALL_JSON,
+    _CALL_RAW,
+    _AFTER_CALL,
+) = range(10)
+# How the rest of a first header can begin; a text that begins otherwise is plain content
+# (an answer the server already took out of its messages) until a message starts.
+_HEADER_LEADS: Final = ("to=", "<|", "assistant")
+_MESSAGE_STARTS: Final = TagSet(START, CHANNEL)
 
 
 def parse(text: str) -> ParseResult:
@@ -78,7 +96,7 @@ class HarmonyStream(FormatStream):
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)
-        self._state = _HEADER
+        self._state = _BEGIN
         self._mark = 0  # start of the current header, or of the body text not yet sent
         self._scan = 0  # where the search for the next tag resumes
         self._name = ""
@@ -96,7 +114,26 @@ class HarmonyStream(FormatStream):
         n = len(buf)
         while True:
             state = self._state
-            if state == _HEADER:
+            if state == _BEGIN:
+                first = skip(_BLANK, buf, self._scan)
+                rest = buf[first : first + 9]
+                if any(rest.startswith(lead) for lead in _HEADER_LEADS):
+                    self._state = _HEADER
+                elif not final and any(lead.startswith(rest) for lead in _HEADER_LEADS):
+                    return self._mark  # too short to tell yet
+                else:
+                    self._state = _PROSE
+            elif state == _PROSE:
+                i, _ = _MESSAGE_STARTS.find(buf, self._scan)
+                if i < 0:
+                    hold = n if final else _MESSAGE_STARTS.hold_from(buf, self._scan)
+                    self._text(buf[self._mark : hold])
+                    self._mark = self._scan = hold
+                    return hold
+                self._text(buf[self._mark : i])
+                self._mark = self._scan = i
+                self._state = _HEADER
+            elif state == _HEADER:
                 i, tag = _HEADER_ENDS.find(buf, self._scan)
                 if i < 0:
                     if not final:
@@ -114,7 +151,13 @@ class HarmonyStream(FormatStream):
                     self._state = self._body_of(header)
                 # Any other token cuts the header short: it is dropped.
             elif state in (_CONTENT, _REASONING, _SKIP):
-                ends = _REASONING_ENDS if state == _REASONING else _TEXT_ENDS
+                ends = (
+                    _REASONING_ENDS
+                    if state == _REASONING
+                    else _SKIPPED_ENDS
+                    if state == _SKIP
+                    else _TEXT_ENDS
+                )
                 i, tag = ends.find(buf, self._scan)
                 stop = i if i >= 0 else (n if final else ends.hold_from(buf, self._scan))
                 piece = buf[self._mark : stop]
