@@ -7,6 +7,8 @@ character); the conformance corpus (test_parsing_conformance.py) covers many mor
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
@@ -20,10 +22,12 @@ from toolcall_sdk.parsing import (
 )
 
 
-def read(text: str, fmt: str, schemas: dict[str, object] | None = None) -> ParseResult:
+def read(
+    text: str, fmt: str, schemas: Mapping[str, Mapping[str, Any]] | None = None
+) -> ParseResult:
     """`parse`, after checking that a stream cut at every character reads the same."""
-    whole = parse(text, fmt, schemas=schemas)  # type: ignore[arg-type]
-    parser = StreamParser(fmt, schemas=schemas)  # type: ignore[arg-type]
+    whole = parse(text, fmt, schemas=schemas)
+    parser = StreamParser(fmt, schemas=schemas)
     events = [e for c in text for e in parser.feed(c)] + parser.close()
     assert parser.result() == whole
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == whole.text
