@@ -101,7 +101,18 @@ class _Function:
 class _XmlScanner(Scanner):
     """Follows one `<tool_call>` (or bare `<function=`) element, recording its functions."""
 
-    __slots__ = ("_at", "_bare", "_param", "_state", "_tags", "_walker", "functions", "json", "pos")
+    __slots__ = (
+        "_at",
+        "_bare",
+        "_opened",
+        "_param",
+        "_state",
+        "_tags",
+        "_walker",
+        "functions",
+        "json",
+        "pos",
+    )
 
     def __init__(self, start: int, body: int, bare: bool) -> None:
         self._bare = bare
@@ -110,6 +121,7 @@ class _XmlScanner(Scanner):
         self._walker: JsonWalker | None = None
         self._param = ""
         self._tags = _INLINE_ENDS
+        self._opened = bare  # the first character of the body was read
         if bare:
             self.functions.append(_Function(start))
             self._state, self.pos, self._at = _HEAD, body, body
@@ -135,11 +147,15 @@ class _XmlScanner(Scanner):
             state = self._state
             pos = self.pos
             if state == _WRAPPER:
-                first = skip(_BLANK_RUN, buf, pos)
-                if first < n and buf[first] == "{" and not self.functions:
-                    self._walker = JsonWalker(first)
-                    self._state, self._at = _JSON, first
-                    continue
+                if not self._opened:  # the body's first character tells Hermes JSON
+                    first = skip(_BLANK_RUN, buf, pos)
+                    if first == n and not final:
+                        return -1
+                    self._opened = True
+                    if first < n and buf[first] == "{":
+                        self._walker = JsonWalker(first)
+                        self._state, self._at = _JSON, first
+                        continue
                 i, tag = _IN_WRAPPER.find(buf, pos)
                 if i < 0:
                     self.pos = n if final else _IN_WRAPPER.hold_from(buf, pos)
