@@ -117,6 +117,8 @@ def _render_calls(fmt: str, calls: list[tuple[str, dict[str, Any]]]) -> str:
             for n, a in calls
         )
         return "<|python_start|>[" + inner + "]<|python_end|>"
+    if fmt in _RENDERERS:
+        return _RENDERERS[fmt](calls)
     return "".join(  # qwen3_xml
         "<tool_call>\n<function="
         + n
@@ -131,6 +133,104 @@ def _render_calls(fmt: str, calls: list[tuple[str, dict[str, Any]]]) -> str:
     )
 
 
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _bare(value: Any) -> str:
+    return value if isinstance(value, str) else _json(value)
+
+
+def _gemma(value: Any) -> str:
+    if isinstance(value, str):
+        return '<|"|>' + value + '<|"|>'
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma(v) for v in value) + "]"
+    return _json(value)
+
+
+def _deepseek_v3(calls: Calls) -> str:
+    body = "\n".join(
+        f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{n}\n```json\n{_json(a)}\n```<｜tool▁call▁end｜>"
+        for n, a in calls
+    )
+    return f"<｜tool▁calls▁begin｜>{body}<｜tool▁calls▁end｜>"
+
+
+def _dsml(calls: Calls) -> str:
+    invokes = "".join(
+        f'<｜DSML｜invoke name="{n}">\n'
+        + "".join(
+            f'<｜DSML｜parameter name="{k}" string="{str(isinstance(v, str)).lower()}">'
+            f"{_bare(v)}</｜DSML｜parameter>\n"
+            for k, v in a.items()
+        )
+        + "</｜DSML｜invoke>\n"
+        for n, a in calls
+    )
+    return f"<｜DSML｜function_calls>\n{invokes}</｜DSML｜function_calls>"
+
+
+def _glm(calls: Calls) -> str:
+    return "".join(
+        f"<tool_call>{n}"
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{_bare(v)}</arg_value>" for k, v in a.items())
+        + "</tool_call>"
+        for n, a in calls
+    )
+
+
+def _kimi_k2(calls: Calls) -> str:
+    body = "".join(
+        f"<|tool_call_begin|>functions.{n}:{i}<|tool_call_argument_begin|>{_json(a)}"
+        "<|tool_call_end|>"
+        for i, (n, a) in enumerate(calls)
+    )
+    return f"<|tool_calls_section_begin|>{body}<|tool_calls_section_end|>"
+
+
+def _kimi_k3(calls: Calls) -> str:
+    kinds = {str: "string", bool: "boolean", int: "number", list: "array", dict: "object"}
+    body = "".join(
+        f'<|open|>call tool="{n}" index="{i + 1}"<|sep|>'
+        + "".join(
+            f'<|open|>argument key="{k}" type="{kinds[type(v)]}"<|sep|>{_bare(v)}'
+            "<|close|>argument<|sep|>"
+            for k, v in a.items()
+        )
+        + "<|close|>call<|sep|>"
+        for i, (n, a) in enumerate(calls)
+    )
+    return f"<|close|>response<|sep|><|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
+
+
+def _harmony(calls: Calls) -> str:
+    return "<|call|><|start|>assistant".join(
+        f" to=functions.{n}<|channel|>commentary <|constrain|>json<|message|>{_json(a)}"
+        for n, a in calls
+    )
+
+
+def _gemma4(calls: Calls) -> str:
+    return "".join(f"<|tool_call>call:{n}{_gemma(a)}<tool_call|>" for n, a in calls)
+
+
+_RENDERERS: dict[str, Callable[[Calls], str]] = {
+    "deepseek_v3": _deepseek_v3,
+    "deepseek_v32": _dsml,
+    "glm45": _glm,
+    "kimi_k2": _kimi_k2,
+    "kimi_k3": _kimi_k3,
+    "harmony": _harmony,
+    "gemma4": _gemma4,
+}
+
+
 def corpus(fmt: str, size: int, seed: int = 0) -> list[str]:
     """Model answers in `fmt` adding up to about `size` characters."""
     rng = random.Random(seed)
@@ -140,10 +240,15 @@ def corpus(fmt: str, size: int, seed: int = 0) -> list[str]:
         before = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 40)))
         if fmt in ("llama3_json", "pythonic") and rng.random() < 0.5:
             before = ""
+        if fmt == "harmony":  # the prose is a preamble message
+            before = f"<|channel|>commentary<|message|>{before}<|end|><|start|>assistant"
         calls = [(rng.choice(NAMES), _arguments(rng)) for _ in range(rng.randrange(1, 4))]
         after = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 10)))
-        answer = (before + "\n" if before else "") + _render_calls(fmt, calls)
-        answer += ("\n" + after) if after and rng.random() < 0.3 else ""
+        answer = (before + "\n" if before and fmt != "harmony" else before) + _render_calls(
+            fmt, calls
+        )
+        if fmt != "harmony":
+            answer += ("\n" + after) if after and rng.random() < 0.3 else ""
         answers.append(answer)
         total += len(answer)
     return answers

@@ -22,6 +22,7 @@ from toolcall_sdk._limits import (
 from toolcall_sdk._results import FieldError, Problem
 
 __all__ = [
+    "CUT_OFF",
     "denied_text",
     "feedback_text",
     "field_errors_from_pydantic",
@@ -32,6 +33,9 @@ __all__ = [
 
 # The loop guard repeats an earlier result; the full text is already in the conversation.
 _MAX_RESULT_CHARS = 1000
+# How `check_answer` starts the message of a problem in an answer that ran into the token limit
+# (`finish_reason == "length"`): the feedback then says the call was cut off.
+CUT_OFF = "cut off at the token limit"
 
 # Pydantic prefixes the message of a custom validator's ValueError/AssertionError with this.
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -57,6 +61,13 @@ def feedback_text(problem: Problem, available: Sequence[str]) -> str:
             f"ERROR{call}: there is no tool named {quoted}. "
             f"Available tools: {', '.join(available)}. Call one of them."
         )
+    cut_off = problem.message.startswith(CUT_OFF)
+    if problem.kind == "invalid_json" and cut_off:
+        return (
+            f"ERROR in {tool}{call}: your call was cut off: the answer reached the token limit "
+            f"(max_tokens) before its arguments were complete. Call {tool} again, with the "
+            "whole arguments object and nothing else."
+        )
     if problem.kind == "invalid_json":
         return (
             f"ERROR in {tool}{call}: the arguments are not a valid JSON object "
@@ -68,6 +79,12 @@ def feedback_text(problem: Problem, available: Sequence[str]) -> str:
         return (
             f"NOT_EXECUTED{call}: these arguments were valid, but another call in the same "
             "reply was not, so nothing ran. Repeat this call together with the corrected one."
+        )
+    if cut_off:  # no call at all: the answer ended inside the call, or before it
+        return (
+            "ERROR: your call was cut off: the answer reached the token limit (max_tokens) "
+            f"before the tool call was complete. Available tools: {', '.join(available)}. "
+            "Call one of them now, with no text before the call."
         )
     return no_tool_call_text(available)
 

@@ -22,7 +22,6 @@ from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
 from toolcall_sdk._feedback import (
     denied_text,
     feedback_text,
-    no_tool_call_text,
     repeated_call_text,
 )
 from toolcall_sdk._loop_guard import LoopGuard, call_key
@@ -662,7 +661,7 @@ def _feedback_messages(
     notes: Mapping[str, str],
 ) -> list[dict[str, Any]]:
     if not message.get("tool_calls"):
-        return [{"role": "user", "content": no_tool_call_text(offered)}]
+        return [{"role": "user", "content": feedback_text(problems[0], offered)}]
     by_id = {problem.call_id: problem for problem in problems}
     feedback: list[dict[str, Any]] = []
     for call in calls:

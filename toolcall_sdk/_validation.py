@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from toolcall_sdk._errors import ModelRetry, ToolValidatorError
-from toolcall_sdk._feedback import field_errors_from_pydantic, fields_summary
+from toolcall_sdk._feedback import CUT_OFF, field_errors_from_pydantic, fields_summary
 from toolcall_sdk._limits import (
     MAX_ARGUMENTS_CHARS,
     MAX_ARGUMENTS_DEPTH,
@@ -60,11 +60,17 @@ def check_answer(
 
     Returns:
         The calls that passed and the problems of those that did not. An answer with no
-        tool call at all gives one `no_tool_call` problem.
+        tool call at all gives one `no_tool_call` problem. When the answer ran into the token
+        limit (`finish_reason == "length"`), a `no_tool_call` or `invalid_json` problem's
+        message starts with `CUT_OFF`, and its feedback says the call was cut off.
     """
+    cut_off = finish_reason == "length"
     raw_calls = message.get("tool_calls") or []
     if not raw_calls:
-        return [], [Problem(kind="no_tool_call", message="the answer has no tool call")]
+        summary = "the answer has no tool call"
+        return [], [
+            Problem(kind="no_tool_call", message=f"{CUT_OFF}: {summary}" if cut_off else summary)
+        ]
     calls: list[ToolCall] = []
     problems: list[Problem] = []
     for index, raw in enumerate(raw_calls):
@@ -97,7 +103,7 @@ def check_answer(
             problems.append(
                 Problem(
                     kind="invalid_json",
-                    message=json_error,
+                    message=f"{CUT_OFF}: {json_error}" if cut_off else json_error,
                     tool_name=tool.name,
                     call_id=call_id,
                     raw_arguments=raw_arguments,

@@ -15,18 +15,21 @@ pure functions (no I/O, nothing evaluated) read it back:
     parser.close()
 
 Formats (one module each, each with `parse(text) -> ParseResult`): `hermes`,
-`llama3_json`, `mistral`, `pythonic`, `qwen3_xml`. Repairs live in `repair`.
-See docs/parsing.md.
+`llama3_json`, `mistral`, `pythonic`, `qwen3_xml`, `deepseek_v3`, `deepseek_v32`, `gemma4`,
+`glm45`, `harmony`, `kimi_k2`, `kimi_k3`. Reasoning blocks are split off with
+`split_reasoning` / `ReasoningSplitter`; repairs live in `repair`. See docs/parsing.md.
 """
 
 from toolcall_sdk.parsing._dispatch import detect_format, parse, parse_any
 from toolcall_sdk.parsing._registry import FORMATS, format_for
+from toolcall_sdk.parsing._thinking import ReasoningSplitter, split_reasoning
 from toolcall_sdk.parsing._types import (
     ArgumentsDelta,
     CallFinished,
     CallStarted,
     ParsedCall,
     ParseResult,
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
 )
@@ -46,6 +49,8 @@ __all__ = [
     "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ReasoningDelta",
+    "ReasoningSplitter",
     "StreamEvent",
     "StreamParser",
     "TextDelta",
@@ -57,5 +62,6 @@ __all__ = [
     "parse_any",
     "parse_with_reasoning",
     "repair_arguments",
+    "split_reasoning",
     "unwrap_json_string",
 ]

@@ -1,11 +1,13 @@
 """Reading a text whose format is unknown: the first sign of a format decides.
 
 The signs, in the order they can appear: a text that opens (after blank space) with a Llama 3
-JSON call prefix (`{"name": "...", "parameters":`) or a pythonic one (`[name(`); otherwise
-the first tag of any format (`<tool_call>`, `<function=`, `[TOOL_CALLS]`, `<|python_tag|>`,
-`<|python_start|>`). After `<tool_call>` the next non-blank character tells Qwen3 XML (`<`)
-from Hermes JSON. Text before the sign is plain text; from the sign on, that format's own
-parser reads the rest.
+JSON call prefix (`{"name": "...", "parameters":`), a pythonic one (`[name(`) or a Harmony
+header (`to=functions.f`); otherwise the first tag of any format (`<tool_call>`,
+`<function=`, `[TOOL_CALLS]`, `<|python_tag|>`, `<|python_start|>`, DeepSeek's
+`<｜tool▁calls▁begin｜>` and DSML sections, `<|tool_call>`, `<|tool_calls_section_begin|>`,
+Kimi K3's channel tags, `<|channel|>`, `<|start|>`, `<|message|>`). After `<tool_call>` the
+next non-blank character tells Hermes JSON (`{`), Qwen3 XML (`<`) and GLM (a name) apart.
+Text before the sign is plain text; from the sign on, that format's own parser reads the rest.
 """
 
 from __future__ import annotations
@@ -13,26 +15,50 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from toolcall_sdk.parsing import hermes, llama3_json, mistral, pythonic, qwen3_xml
+from toolcall_sdk.parsing import (
+    deepseek_v3,
+    deepseek_v32,
+    gemma4,
+    glm45,
+    harmony,
+    hermes,
+    kimi_k2,
+    kimi_k3,
+    llama3_json,
+    mistral,
+    pythonic,
+    qwen3_xml,
+)
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._markup import PrefixMatcher, TagSet, skip
+from toolcall_sdk.parsing._markup import PrefixMatcher, TagSet, lit, skip
 from toolcall_sdk.parsing._registry import STREAMS
 from toolcall_sdk.parsing._types import ParseResult, StreamEvent
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["AutoStream"]
 
 _BLANK: Final = re.compile(r"[ \t\r\n]*")
 _TAG_FORMATS: Final = {
-    hermes.START: hermes.FORMAT,  # or qwen3_xml: decided by what follows
+    hermes.START: hermes.FORMAT,  # or qwen3_xml or glm45: decided by what follows
     qwen3_xml.FUNCTION_START: qwen3_xml.FORMAT,
     mistral.TOOL_CALLS: mistral.FORMAT,
     llama3_json.PYTHON_TAG: llama3_json.FORMAT,
     pythonic.START_TAG: pythonic.FORMAT,
+    deepseek_v3.CALLS_BEGIN: deepseek_v3.FORMAT,
+    **dict.fromkeys(deepseek_v32.SECTIONS, deepseek_v32.FORMAT),
+    gemma4.START: gemma4.FORMAT,
+    kimi_k2.SECTION_BEGIN: kimi_k2.FORMAT,
+    **dict.fromkeys(kimi_k3.TAGS, kimi_k3.FORMAT),
+    harmony.START: harmony.FORMAT,
+    harmony.CHANNEL: harmony.FORMAT,
+    harmony.MESSAGE: harmony.FORMAT,
 }
 _TAGS: Final = TagSet(*_TAG_FORMATS)
 _LEADS: Final = {
     "{": (llama3_json.FORMAT, llama3_json.Llama3JsonStream._STEPS),
     "[": (pythonic.FORMAT, pythonic.PythonicStream._STEPS),
+    # A Harmony answer may open with the rest of its first header: ` to=functions.f<|channel|>`.
+    "t": (harmony.FORMAT, (lit("to="),)),
 }
 _START, _LEAD, _PROSE, _AFTER_WRAPPER = range(4)
 
@@ -42,9 +68,8 @@ class AutoStream(FormatStream):
 
     format = "auto"
 
-    def __init__(self, *, events: bool = True, schemas: qwen3_xml.Schemas | None = None) -> None:
-        super().__init__(events=events)
-        self._schemas = schemas
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._state = _START
         self._mark = 0
         self._scan = 0
@@ -86,7 +111,7 @@ class AutoStream(FormatStream):
         if self._delegate is None:
             return ParseResult([], own, None)
         inner = self._delegate.result()
-        return ParseResult(inner.calls, own + inner.text, inner.format)
+        return ParseResult(inner.calls, own + inner.text, inner.format, inner.reasoning)
 
     def _take_handoff(self) -> str:
         handoff = self._handoff
@@ -95,10 +120,7 @@ class AutoStream(FormatStream):
 
     def _hand_over(self, fmt: str, buf: str, at: int) -> int:
         self._text(buf[self._mark : at])
-        if fmt == qwen3_xml.FORMAT:
-            self._delegate = qwen3_xml.Qwen3XmlStream(events=self._emit, schemas=self._schemas)
-        else:
-            self._delegate = STREAMS[fmt](events=self._emit)
+        self._delegate = STREAMS[fmt](events=self._emit, schemas=self._schemas)
         self._handoff = buf[at:]
         return len(buf)
 
@@ -108,7 +130,7 @@ class AutoStream(FormatStream):
         if self._matcher is not None:
             self._matcher.pos -= offset
 
-    def _process(self, buf: str, final: bool) -> int:
+    def _process(self, buf: str, final: bool) -> int:  # noqa: C901 (a lexer step)
         n = len(buf)
         while True:
             state = self._state
@@ -147,10 +169,15 @@ class AutoStream(FormatStream):
                 self._mark = i
                 self._scan = i + len(tag)
                 self._state = _AFTER_WRAPPER
-            else:  # _AFTER_WRAPPER: `<tool_call>` seen; `<` next means Qwen3 XML
+            else:  # _AFTER_WRAPPER: `<tool_call>` seen; what follows tells the format
                 i = skip(_BLANK, buf, self._scan)
                 self._scan = i
                 if i == n and not final:
                     return self._mark
-                fmt = qwen3_xml.FORMAT if buf.startswith("<", i) else hermes.FORMAT
+                if i == n or buf[i] == "{":
+                    fmt = hermes.FORMAT
+                elif buf[i] == "<":
+                    fmt = qwen3_xml.FORMAT
+                else:  # a name: `<tool_call>get_weather<arg_key>...`
+                    fmt = glm45.FORMAT
                 return self._hand_over(fmt, buf, self._mark)

@@ -26,9 +26,11 @@ from toolcall_sdk.parsing._types import (
     CallStarted,
     ParsedCall,
     ParseResult,
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
 )
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["FormatStream"]
 
@@ -42,16 +44,20 @@ class FormatStream(ABC):
     Args:
         events: Produce streaming events. `parse()` turns them off: it only needs the calls
             and the text.
+        schemas: Parameter schemas by tool name, for the formats whose values are bare text
+            (the others ignore them).
     """
 
     format: ClassVar[str]
 
-    def __init__(self, *, events: bool = True) -> None:
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        self._schemas = schemas
         self._buf = ""
         self._closed = False
         self._emit = events
         self._events: list[StreamEvent] = []
         self._pieces: list[str] = []
+        self._thoughts: list[str] = []
         self._calls: list[ParsedCall] = []
         self._next_index = 0
         self._pending: list[int] = []  # started, not yet finished, in order
@@ -59,9 +65,9 @@ class FormatStream(ABC):
         self._args_begun = False
 
     @classmethod
-    def parse_text(cls, text: str) -> ParseResult:
+    def parse_text(cls, text: str, schemas: Schemas | None = None) -> ParseResult:
         """Run the engine once over a whole text."""
-        engine = cls(events=False)
+        engine = cls(events=False, schemas=schemas)
         engine.run_whole(text)
         return engine.result()
 
@@ -99,7 +105,9 @@ class FormatStream(ABC):
     def result(self) -> ParseResult:
         """Everything read so far, as `parse()` returns it (complete once closed)."""
         calls = list(self._calls)
-        return ParseResult(calls, "".join(self._pieces), self.format if calls else None)
+        return ParseResult(
+            calls, "".join(self._pieces), self.format if calls else None, "".join(self._thoughts)
+        )
 
     @abstractmethod
     def _process(self, buf: str, final: bool) -> int:
@@ -118,6 +126,12 @@ class FormatStream(ABC):
             self._pieces.append(text)
             if self._emit:
                 self._events.append(TextDelta(text))
+
+    def _reason(self, text: str) -> None:
+        if text:
+            self._thoughts.append(text)
+            if self._emit:
+                self._events.append(ReasoningDelta(text))
 
     def _start(self, name: str) -> int:
         index = self._next_index

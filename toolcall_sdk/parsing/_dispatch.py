@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolcall_sdk.parsing import llama3_json, qwen3_xml
+from toolcall_sdk.parsing import llama3_json
 from toolcall_sdk.parsing._auto import AutoStream
 from toolcall_sdk.parsing._registry import FORMATS, STREAMS, format_for
 from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["AUTO", "detect_format", "parse", "parse_any", "require_format"]
 
@@ -25,7 +26,7 @@ def require_format(name: str) -> str:
     return fmt
 
 
-def parse(text: str, format: str, *, schemas: qwen3_xml.Schemas | None = None) -> ParseResult:
+def parse(text: str, format: str, *, schemas: Schemas | None = None) -> ParseResult:
     """Read the calls in `text` written in one format.
 
     Args:
@@ -33,8 +34,8 @@ def parse(text: str, format: str, *, schemas: qwen3_xml.Schemas | None = None) -
         format: A format name, vLLM parser name, family or model id (see `format_for`), or
             `"auto"` to read it as `StreamParser("auto")` does (the first sign of a format
             decides; see `detect_format`).
-        schemas: Parameter schemas by tool name, for formats whose values are untyped text
-            (Qwen3 XML).
+        schemas: Parameter schemas by tool name, for formats whose values are bare text
+            (Qwen3 XML, GLM, DeepSeek DSML, Kimi K3).
 
     Returns:
         What that format's `parse` returns.
@@ -43,16 +44,13 @@ def parse(text: str, format: str, *, schemas: qwen3_xml.Schemas | None = None) -
         ValueError: `format` names no known format.
     """
     stream = STREAMS.get(format)
-    if stream is not None and format != qwen3_xml.FORMAT:  # the common case, named exactly
-        return stream.parse_text(text)
+    if stream is not None:  # the common case, named exactly
+        return stream.parse_text(text, schemas)
     if format == AUTO:
         engine = AutoStream(events=False, schemas=schemas)
         engine.run_whole(text)
         return engine.result()
-    fmt = require_format(format)
-    if fmt == qwen3_xml.FORMAT:
-        return qwen3_xml.parse(text, schemas=schemas)
-    return STREAMS[fmt].parse_text(text)
+    return STREAMS[require_format(format)].parse_text(text, schemas)
 
 
 def detect_format(text: str) -> str | None:
@@ -80,7 +78,7 @@ def parse_any(
     text: str,
     family_or_format: str | None = None,
     *,
-    schemas: qwen3_xml.Schemas | None = None,
+    schemas: Schemas | None = None,
 ) -> ParseResult:
     """Find tool calls in `text` whatever format they are in.
 

@@ -351,7 +351,7 @@ class JsonWalker:
         self.args_start = -1
         self.args_end = -1
 
-    def advance(self, text: str, limit: int) -> int:
+    def advance(self, text: str, limit: int) -> int:  # noqa: C901 (a lexer step)
         """Read `text[self.pos:limit]`; stop early when an object or the value closes.
 
         Returns:

@@ -12,6 +12,7 @@ the same rules:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 __all__ = ["IDENT", "STRING", "WS", "PrefixMatcher", "Step", "TagSet", "lit", "skip"]
@@ -28,21 +29,33 @@ def skip(run: re.Pattern[str], text: str, pos: int) -> int:
 class TagSet:
     """A few fixed tags searched for together."""
 
-    __slots__ = ("_firsts", "_longest", "tags")
+    __slots__ = ("_firsts", "_longest", "_pattern", "tags")
 
     def __init__(self, *tags: str) -> None:
         self.tags = tags
         self._longest = max(len(t) for t in tags)
         self._firsts = sorted({t[0] for t in tags})
+        # One pass for several tags: `str.find` per tag would read on to the end of the text
+        # for each tag that is not there. Longest first, so a tag wins over its own prefix.
+        ordered = sorted(tags, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if len(tags) > 1 else None
+
+    @staticmethod
+    @lru_cache(maxsize=256)
+    def of(*tags: str) -> TagSet:
+        """A shared `TagSet` for these tags (for sets made per call or per value)."""
+        return TagSet(*tags)
 
     def find(self, text: str, start: int = 0, end: int | None = None) -> tuple[int, str]:
-        """The earliest complete tag in `text[start:end]`, as `(index, tag)`; `(-1, "")` if none."""
-        best, best_tag = -1, ""
-        for tag in self.tags:
-            i = text.find(tag, start, end)
-            if i >= 0 and (best < 0 or i < best):
-                best, best_tag = i, tag
-        return best, best_tag
+        """The earliest complete tag in `text[start:end]`, as `(index, tag)`; `(-1, "")` if none.
+        Of two tags found at the same index, the longer."""
+        pattern = self._pattern
+        if pattern is None:
+            tag = self.tags[0]
+            i = text.find(tag, start, len(text) if end is None else end)
+            return (i, tag) if i >= 0 else (-1, "")
+        found = pattern.search(text, start, len(text) if end is None else end)
+        return (found.start(), found.group()) if found else (-1, "")
 
     def hold_from(self, text: str, start: int = 0) -> int:
         """Where the held-back end of `text` begins: the longest suffix that is a proper prefix
@@ -93,7 +106,7 @@ class PrefixMatcher:
         self.pos = start
         self.result: bool | None = None
 
-    def advance(self, text: str, limit: int) -> bool | None:
+    def advance(self, text: str, limit: int) -> bool | None:  # noqa: C901 (a lexer step)
         """Read `text[self.pos:limit]` until decided."""
         steps = self._steps
         pos = self.pos

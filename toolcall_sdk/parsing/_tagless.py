@@ -17,6 +17,7 @@ from toolcall_sdk.parsing._base import FormatStream
 from toolcall_sdk.parsing._json import DONE, JsonWalker
 from toolcall_sdk.parsing._markup import PrefixMatcher, Step, TagSet, skip
 from toolcall_sdk.parsing._types import ParsedCall
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["TaglessStream"]
 
@@ -36,8 +37,8 @@ class TaglessStream(FormatStream):
     # nested in ordinary JSON) is taken for a call.
     _SKIP_REJECTED: ClassVar[bool] = False
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._state = _START
         self._mark = 0  # start of the text not yet released or dropped
         self._scan = 0  # where reading resumes
@@ -96,7 +97,7 @@ class TaglessStream(FormatStream):
         self._scan = scan
         self._matcher = None
 
-    def _process(self, buf: str, final: bool) -> int:
+    def _process(self, buf: str, final: bool) -> int:  # noqa: C901 (a lexer step)
         n = len(buf)
         while True:
             state = self._state

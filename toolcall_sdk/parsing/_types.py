@@ -10,6 +10,7 @@ __all__ = [
     "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ReasoningDelta",
     "StreamEvent",
     "TextDelta",
 ]
@@ -43,16 +44,27 @@ class ParseResult:
         text: The input with the call markup removed; the text around the calls is kept
             exactly, character for character.
         format: The format the calls were read in, or `None` when there are none.
+        reasoning: Reasoning the format's own markup carries (a Harmony `analysis`
+            message); `""` for formats without a reasoning channel (`<think>` blocks are
+            split off before a format reads the text: see `split_reasoning`).
     """
 
     calls: list[ParsedCall]
     text: str
     format: str | None
+    reasoning: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     """Plain text, released once it can no longer turn into call markup."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Reasoning text, from formats whose markup carries a reasoning channel (Harmony)."""
 
     text: str
 
@@ -86,4 +98,4 @@ class CallFinished:
     call: ParsedCall
 
 
-StreamEvent = TextDelta | CallStarted | ArgumentsDelta | CallFinished
+StreamEvent = TextDelta | ReasoningDelta | CallStarted | ArgumentsDelta | CallFinished

@@ -6,9 +6,10 @@ The object counts as a call where a call can stand: at the start of the text (af
 space), right after `<|python_tag|>` (always removed), or after another call and its
 separators (`;` or blank space). There its opening must read `{"name": "...",
 "parameters":` (or `"arguments":`); from then on it is a call even when the JSON breaks
-(then its arguments are kept verbatim). An object elsewhere in prose counts only when it is
-valid JSON with exactly a string `name` and an object `parameters` or `arguments`, nothing
-else, so ordinary JSON in a sentence stays text.
+(then its arguments are kept verbatim), unless the text ends before its brackets close (the
+output ran into `max_tokens`): then it is no call, and dropped. An object elsewhere in prose
+counts only when it is valid JSON with exactly a string `name` and an object `parameters` or
+`arguments`, nothing else, so ordinary JSON in a sentence stays text.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from toolcall_sdk.parsing._json import (
 from toolcall_sdk.parsing._markup import STRING, WS, PrefixMatcher, TagSet, lit
 from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["FORMAT", "PYTHON_TAG", "Llama3JsonStream", "parse"]
 
@@ -90,8 +92,8 @@ class Llama3JsonStream(TaglessStream):
     _OPEN_TAGS = frozenset({PYTHON_TAG})
     _SKIP_REJECTED = True
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._walker: JsonWalker | None = None
         self._decoded: Any = _BROKEN
 
@@ -134,6 +136,8 @@ class Llama3JsonStream(TaglessStream):
                 return None
             if self._emit:
                 self._start(value["name"])
+        elif not closed:  # the text ended inside the call: the model never finished it
+            return []
         if value is _BROKEN:
             return [broken_call(region, region)]
         return [call_from_value(value, region, region)]

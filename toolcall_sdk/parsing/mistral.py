@@ -3,12 +3,15 @@
     [TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Hanoi"}}, {...}]
     [TOOL_CALLS]get_weather{"city": "Hanoi"}[TOOL_CALLS]get_time{}
     [TOOL_CALLS]get_weather[ARGS]{"city": "Hanoi"}
+    [TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Hanoi"}
 
 The older tokenizers write a JSON array of call objects; the newer ones write the name and
-then the arguments object, one `[TOOL_CALLS]` per call (some with `[ARGS]` in between).
-Text before, between and after is kept. A call whose JSON is broken keeps its argument text
-verbatim; a name with no arguments object after it gives a call with empty arguments, so
-validation reports it instead of the call vanishing.
+then the arguments object, one `[TOOL_CALLS]` per call (some with `[ARGS]` in between, and
+a `[CALL_ID]` before it). Text before, between and after is kept. A call whose JSON is
+broken keeps its argument text verbatim (validation reports it). A name with no arguments
+object after it is no call, and stays text; an object without a name in the array is no
+call. A call the text ends inside (the output ran into `max_tokens`) is no call, and its
+markup is dropped; an array cut in its second call keeps its first.
 """
 
 from __future__ import annotations
@@ -28,16 +31,29 @@ from toolcall_sdk.parsing._json import (
 )
 from toolcall_sdk.parsing._markup import TagSet, skip
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["ARGS_TAG", "FORMAT", "TOOL_CALLS", "MistralStream", "parse"]
 
 FORMAT: Final = "mistral"
 TOOL_CALLS: Final = "[TOOL_CALLS]"
 ARGS_TAG: Final = "[ARGS]"
+CALL_ID_TAG: Final = "[CALL_ID]"
 _MARKER: Final = TagSet(TOOL_CALLS)
 _BLANK: Final = re.compile(r"[ \t\r\n]*")
 _NAME: Final = re.compile(r"[A-Za-z0-9_.\-]*")
-_PROSE, _AFTER, _NAMING, _AFTER_NAME, _ARGS_TAG, _AFTER_ARGS_TAG, _OBJECT, _ARRAY = range(8)
+_ID: Final = re.compile(r"[A-Za-z0-9_\-]*")
+(
+    _PROSE,
+    _AFTER,
+    _NAMING,
+    _AFTER_NAME,
+    _ARGS_TAG,
+    _AFTER_ARGS_TAG,
+    _OBJECT,
+    _ARRAY,
+    _CALL_ID,
+) = range(9)
 
 
 def parse(text: str) -> ParseResult:
@@ -57,8 +73,8 @@ class MistralStream(FormatStream):
 
     format = FORMAT
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._state = _PROSE
         self._mark = 0  # start of the current marker, or of unreleased prose
         self._scan = 0  # where reading resumes
@@ -76,7 +92,7 @@ class MistralStream(FormatStream):
         if self._walker is not None:
             self._walker.shift(offset)
 
-    def _process(self, buf: str, final: bool) -> int:
+    def _process(self, buf: str, final: bool) -> int:  # noqa: C901 (a lexer step)
         n = len(buf)
         while True:
             state = self._state
@@ -92,20 +108,23 @@ class MistralStream(FormatStream):
                 self._mark = i
                 self._scan = i + len(TOOL_CALLS)
                 self._state = _AFTER
-            elif state == _NAMING:
-                i = skip(_NAME, buf, scan)
+            elif state in (_NAMING, _CALL_ID):
+                i = skip(_NAME if state == _NAMING else _ID, buf, scan)
                 self._scan = i
                 if i == n and not final:
                     return self._mark
-                self._name = buf[self._name_at : i]
-                self._start(self._name)
+                if state == _NAMING:
+                    self._name = buf[self._name_at : i]
                 self._state = _AFTER_NAME
-            elif state == _ARGS_TAG:
-                have = buf[scan : scan + len(ARGS_TAG)]
-                if have == ARGS_TAG:
+            elif state == _ARGS_TAG:  # `[ARGS]`, or `[CALL_ID]` and an id
+                have = buf[scan : scan + len(CALL_ID_TAG)]
+                if have.startswith(ARGS_TAG):
                     self._scan = scan + len(ARGS_TAG)
                     self._state = _AFTER_ARGS_TAG
-                elif ARGS_TAG.startswith(have) and not final:
+                elif have == CALL_ID_TAG:
+                    self._scan = scan + len(CALL_ID_TAG)
+                    self._state = _CALL_ID
+                elif not final and (ARGS_TAG.startswith(have) or CALL_ID_TAG.startswith(have)):
                     return self._mark
                 else:
                     self._broken(buf, scan)
@@ -137,6 +156,7 @@ class MistralStream(FormatStream):
                         self._to_prose(i)
                 elif c == "{":
                     self._open(_OBJECT, i, key_depth=0)
+                    self._start(self._name)
                 elif c == "[" and state == _AFTER_NAME:
                     self._state = _ARGS_TAG
                 else:
@@ -154,8 +174,10 @@ class MistralStream(FormatStream):
         self._args_begun = False
 
     def _broken(self, buf: str, at: int) -> None:
-        """A name with no arguments object: a call with empty arguments, prose from `at`."""
-        self._finish(ParsedCall(self._name, "", buf[self._mark : at]))
+        """A name with no arguments object: no call. Its markup stays text, with the prose
+        from `at`, unless the text ended right there (cut off after the name)."""
+        if at < len(buf):
+            self._text(buf[self._mark : at])
         self._to_prose(at)
 
     def _object(self, buf: str, final: bool) -> bool:
@@ -167,7 +189,10 @@ class MistralStream(FormatStream):
         if self._emit and end > self._sent:
             self._args(buf[self._sent : end])
             self._sent = end
-        if not (done or final):
+        if not done:
+            if final:  # the text ended inside the arguments: no call
+                self._to_prose(len(buf))
+                return True
             return False
         arguments = normalise_arguments(buf[self._args_at : end])
         self._finish(ParsedCall(self._name, arguments, buf[self._mark : end]))
@@ -188,7 +213,9 @@ class MistralStream(FormatStream):
                 if self._emit:
                     self._preview(walker, buf, walker.pos)
                 text = buf[start : walker.pos]
-                self._finish(call_from_json(text, text))
+                call = call_from_json(text, text)
+                if call.name or self._pending:  # an object without a name is no call
+                    self._finish(call)
                 continue
             if self._emit and walker.depth >= 2 and walker.keyed:
                 self._preview(walker, buf, n)
@@ -197,9 +224,7 @@ class MistralStream(FormatStream):
                 return True
             if not final:
                 return False
-            if walker.depth >= 2 and walker.keyed:  # the text ended inside a call object
-                text = buf[walker.object_start :]
-                self._finish(call_from_json(text, text))
+            # The text ended inside the array: its complete calls stand, a cut one is none.
             self._to_prose(n)
             return True
 
@@ -217,7 +242,9 @@ class MistralStream(FormatStream):
                 value, stop = item
                 if isinstance(value, dict):
                     text = buf[pos:stop]
-                    calls.append(call_from_value(value, text, text))
+                    call = call_from_value(value, text, text)
+                    if call.name:
+                        calls.append(call)
                 pos = skip(_BLANK, buf, stop)
                 if buf.startswith("]", pos):
                     end = pos + 1

@@ -23,6 +23,7 @@ from toolcall_sdk.parsing._json import MAX_DEPTH, dumps_literal
 from toolcall_sdk.parsing._markup import IDENT, WS, TagSet, lit
 from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["END_TAG", "FORMAT", "START_TAG", "PythonicStream", "calls_from_list", "parse"]
 
@@ -140,7 +141,7 @@ class _ListWalker:
         self.deepest = 0
         self.quote = ""  # the delimiter closing the current string, "#" in a comment
 
-    def advance(self, text: str, limit: int, final: bool) -> int:
+    def advance(self, text: str, limit: int, final: bool) -> int:  # noqa: C901 (a lexer step)
         """Read on; return the index just past the closing `]`, or -1 while it is open."""
         pos = self.pos
         try:
@@ -213,8 +214,8 @@ class PythonicStream(TaglessStream):
     _PROSE_TAGS = TagSet(START_TAG, END_TAG)
     _OPEN_TAGS = frozenset({START_TAG})
 
-    def __init__(self, *, events: bool = True) -> None:
-        super().__init__(events=events)
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
         self._walker = _ListWalker(0)
 
     def _begin_region(self, buf: str) -> None:

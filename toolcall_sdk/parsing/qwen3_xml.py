@@ -1,4 +1,4 @@
-"""Qwen3-Coder XML format: one XML-like element per call, one per parameter.
+"""Qwen3-Coder / Qwen3.5+ XML format: one XML-like element per call, one per parameter.
 
     <tool_call>
     <function=get_weather>
@@ -11,23 +11,33 @@
     </function>
     </tool_call>
 
-The `<tool_call>` wrapper may be missing. Parameter values are text: one leading and one
-trailing newline are dropped, then the value is JSON-decoded when it can be (`3`, `true`,
-`{"a": 1}`) and kept as a string otherwise. Where the tool's parameter schema says a
-parameter is a string, pass `schemas` and the value stays a string (`"007"`, `"true"`).
-A `<tool_call>` that holds JSON instead (`{"name": ..., "arguments": ...}`, as the Hermes
-format writes it) is read as such. Missing closing tags at the end of the text are tolerated.
+Parameter values are bare text (see `toolcall_sdk.parsing._values`): one leading and one
+trailing newline are dropped, then the parameter's schema types the value (pass `schemas`:
+`"007"` stays a string where the schema says string, `True` is true where it says boolean,
+`null` is null where null is allowed); without a schema a value that is valid JSON is read as
+JSON and any other text stays a string.
+
+The structure decides where things end, not the first closing tag: a value that starts on its
+own line ends at a `</parameter>` that starts a line, so `</parameter>`, `</function>` or
+`</tool_call>` written inside a value are part of it. A value whose `</parameter>` is missing
+ends at the next `<parameter=` or `</function>` (at a line start, for a value on its own
+line). The `<tool_call>` wrapper may be missing (a bare `<function=...>`; a stray
+`</tool_call>` right after it belongs to it), and so may `</function>` inside a closed wrapper, or
+`</tool_call>` after a closed function. A function the text ends inside (the output ran into
+`max_tokens`) is no call. A `<tool_call>` that holds Hermes JSON instead is read as such.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import call_from_json, dumps, loads
-from toolcall_sdk.parsing._markup import TagSet
+from toolcall_sdk.parsing._json import DONE, JsonWalker, call_from_json, dumps
+from toolcall_sdk.parsing._markup import TagSet, skip
+from toolcall_sdk.parsing._regions import RegionStream, Scanner
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas, parameter_types, text_value
 
 __all__ = [
     "FORMAT",
@@ -39,7 +49,6 @@ __all__ = [
     "WRAPPER_START",
     "Qwen3XmlStream",
     "Schemas",
-    "calls_from_wrapper",
     "parse",
 ]
 
@@ -51,295 +60,268 @@ FUNCTION_END: Final = "</function>"
 PARAMETER_START: Final = "<parameter="
 PARAMETER_END: Final = "</parameter>"
 
-Schemas = Mapping[str, Mapping[str, Any]]
-"""Tool name → the JSON schema of its parameters (`{"type": "object", "properties": ...}`)."""
-
-_PROSE_TAGS: Final = TagSet(WRAPPER_START, FUNCTION_START)
+_BLANK_RUN: Final = re.compile(r"[ \t\r\n]*")
 _WRAPPER_END_TAG: Final = TagSet(WRAPPER_END)
-_FUNCTION_END_TAG: Final = TagSet(FUNCTION_END)
-_CLOSERS: Final = TagSet(PARAMETER_END, FUNCTION_END, WRAPPER_END)
-_FLOAT_DIGITS: Final = 308  # a decimal number with more digits may exceed the largest float
-_BODY_TAGS: Final = TagSet(PARAMETER_START, FUNCTION_END)
-_VALUE_ENDS: Final = TagSet(PARAMETER_END, PARAMETER_START, FUNCTION_END)
-# The characters a JSON value can start with: any other value is text, known without the
-# cost of a failed decode.
-_JSON_STARTS: Final = frozenset('{["-0123456789tfn')
-_PROSE, _WRAPPER, _FUNCTION = range(3)
-# Preview states.
-_SEEK, _NAME, _BODY, _PARAM_NAME, _VALUE, _IDLE = range(6)
+# Where the scanner stands.
+_WRAPPER, _JSON, _HEAD, _BODY, _PARAM, _VALUE_START, _VALUE, _DONE = range(8)
+_IN_WRAPPER: Final = TagSet(FUNCTION_START, WRAPPER_END)
+_IN_FUNCTION: Final = TagSet(PARAMETER_START, FUNCTION_END, WRAPPER_END)
+_GT: Final = TagSet(">")
+# A value's end: its closing tag, or the next parameter or the function's end where the
+# closing tag was left out. For a value on its own line, only at a line start.
+_INLINE_ENDS: Final = TagSet(PARAMETER_END, PARAMETER_START, FUNCTION_END, WRAPPER_END)
+_LINE_ENDS: Final = TagSet(*("\n" + tag for tag in _INLINE_ENDS.tags))
 
 
 def parse(text: str, *, schemas: Schemas | None = None) -> ParseResult:
-    """Read every Qwen3-Coder call in `text`.
+    """Read every Qwen3 XML call in `text`.
 
     Args:
         text: Model output.
-        schemas: Parameter schemas by tool name; parameters typed `string` there are not
-            JSON-decoded.
+        schemas: Parameter schemas by tool name (see the module docstring).
 
     Returns:
         The calls, and the text without the call elements.
     """
-    engine = Qwen3XmlStream(events=False, schemas=schemas)
-    engine.run_whole(text)
-    return engine.result()
+    return Qwen3XmlStream.parse_text(text, schemas)
 
 
-def string_parameters(schemas: Schemas | None, name: str) -> frozenset[str]:
-    """The parameters of tool `name` that its schema types as strings (maybe nullable)."""
-    schema = (schemas or {}).get(name)
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(properties, Mapping):
-        return frozenset()
-    return frozenset(key for key, value in properties.items() if _wants_string(value))
+class _Function:
+    __slots__ = ("done", "name", "named", "params", "raw", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.name = ""
+        self.named = False  # the name's `>` came
+        self.params: list[tuple[str, str]] = []
+        self.raw = ""
+        self.done = False
 
 
-def _wants_string(schema: Any) -> bool:
-    if not isinstance(schema, Mapping):
+class _XmlScanner(Scanner):
+    """Follows one `<tool_call>` (or bare `<function=`) element, recording its functions."""
+
+    __slots__ = (
+        "_at",
+        "_bare",
+        "_opened",
+        "_param",
+        "_state",
+        "_tags",
+        "_walker",
+        "functions",
+        "json",
+        "pos",
+    )
+
+    def __init__(self, start: int, body: int, bare: bool) -> None:
+        self._bare = bare
+        self.functions: list[_Function] = []
+        self.json = ""  # a Hermes JSON body, when the wrapper holds one
+        self._walker: JsonWalker | None = None
+        self._param = ""
+        self._tags = _INLINE_ENDS
+        self._opened = bare  # the first character of the body was read
+        if bare:
+            self.functions.append(_Function(start))
+            self._state, self.pos, self._at = _HEAD, body, body
+        else:
+            self._state, self.pos, self._at = _WRAPPER, body, body
+
+    def shift(self, offset: int) -> None:
+        self.pos -= offset
+        self._at -= offset
+        for function in self.functions:
+            function.start -= offset
+        if self._walker is not None:
+            self._walker.shift(offset)
+
+    def _close_function(self, buf: str, end: int) -> None:
+        function = self.functions[-1]
+        function.raw = buf[function.start : end]
+        function.done = True
+
+    def advance(self, buf: str, final: bool) -> int:  # noqa: C901 (a lexer step)
+        n = len(buf)
+        while True:
+            state = self._state
+            pos = self.pos
+            if state == _WRAPPER:
+                if not self._opened:  # the body's first character tells Hermes JSON
+                    first = skip(_BLANK_RUN, buf, pos)
+                    if first == n and not final:
+                        return -1
+                    self._opened = True
+                    if first < n and buf[first] == "{":
+                        self._walker = JsonWalker(first)
+                        self._state, self._at = _JSON, first
+                        continue
+                i, tag = _IN_WRAPPER.find(buf, pos)
+                if i < 0:
+                    self.pos = n if final else _IN_WRAPPER.hold_from(buf, pos)
+                    return -1
+                self.pos = i + len(tag)
+                if tag == WRAPPER_END:
+                    return self.pos
+                self.functions.append(_Function(i))
+                self._state = _HEAD
+                self._at = self.pos
+            elif state == _JSON:
+                walker = self._walker
+                assert walker is not None
+                if walker.advance(buf, n) != DONE:
+                    return -1
+                i = buf.find(WRAPPER_END, max(pos, walker.end))
+                if i < 0:
+                    # The JSON closed: at the end of the text it needs no end tag.
+                    self.pos = _WRAPPER_END_TAG.hold_from(buf, max(pos, walker.end))
+                    if final:
+                        self.json = buf[self._at : self.pos]
+                    return -1
+                self.json = buf[self._at : i]
+                self.pos = i + len(WRAPPER_END)
+                return self.pos
+            elif state in (_HEAD, _PARAM):
+                i = buf.find(">", pos)
+                if i < 0:
+                    self.pos = n
+                    return -1
+                name = buf[self._at : i].strip()
+                self.pos = i + 1
+                if state == _HEAD:
+                    self.functions[-1].name = name
+                    self.functions[-1].named = True
+                    self._state = _BODY
+                else:
+                    self._param = name
+                    self._state, self._at = _VALUE_START, self.pos
+            elif state == _BODY:
+                i, tag = _IN_FUNCTION.find(buf, pos)
+                if i < 0:
+                    self.pos = n if final else _IN_FUNCTION.hold_from(buf, pos)
+                    return -1
+                if not self._end_tag(buf, i, tag):
+                    return self.pos
+            elif state == _VALUE_START:
+                if pos == n:
+                    return -1
+                self._tags = _LINE_ENDS if buf[pos] == "\n" else _INLINE_ENDS
+                self._state = _VALUE
+            elif state == _VALUE:
+                tags = self._tags
+                i, tag = tags.find(buf, pos)
+                if i < 0:
+                    self.pos = n if final else tags.hold_from(buf, pos)
+                    return -1
+                if tag[0] == "\n":
+                    i, tag = i + 1, tag[1:]
+                self.functions[-1].params.append((self._param, buf[self._at : i]))
+                if tag == PARAMETER_END:
+                    self.pos = i + len(tag)
+                    self._state = _BODY
+                elif not self._end_tag(buf, i, tag):
+                    return self.pos
+            else:  # _DONE: a bare function closed; its stray `</tool_call>` may follow
+                first = skip(_BLANK_RUN, buf, pos)
+                have = buf[first : first + len(WRAPPER_END)]
+                if have == WRAPPER_END:
+                    return first + len(WRAPPER_END)
+                if not final and WRAPPER_END.startswith(have):
+                    return -1
+                return pos
+
+    def _end_tag(self, buf: str, i: int, tag: str) -> bool:
+        """Read a tag met in a function's body; False once the region has ended."""
+        self.pos = i + len(tag)
+        if tag == PARAMETER_START:
+            self._state, self._at = _PARAM, self.pos
+            return True
+        if tag == FUNCTION_END:
+            self._close_function(buf, self.pos)
+            self._state = _DONE if self._bare else _WRAPPER
+            return True
+        # `</tool_call>`: the wrapper (or, after a bare function, the stray closer) ends.
+        self._close_function(buf, i)
         return False
-    kind = schema.get("type")
-    if kind == "string":
-        return True
-    if isinstance(kind, list):
-        return "string" in kind and all(k in ("string", "null") for k in kind)
-    branches = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(branches, list):
-        kinds = [b.get("type") for b in branches if isinstance(b, Mapping)]
-        return "string" in kinds and all(k in ("string", "null") for k in kinds)
-    return False
 
 
-def _value(raw: str, keep_string: bool) -> Any:
+class Qwen3XmlStream(RegionStream):
+    """Incremental Qwen3 XML parser (see `RegionStream`).
+
+    Argument previews are JSON built one parameter at a time (`{"city":"Hanoi"`, then
+    `,"days":3`, then `}`), sent as each value ends.
+    """
+
+    format = FORMAT
+    _PROSE_TAGS = TagSet(WRAPPER_START, FUNCTION_START)
+    _REGIONS = frozenset({WRAPPER_START, FUNCTION_START})
+
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
+        self._pv_next = 0  # the next function of the region to preview
+        self._pv_open: _Function | None = None  # the function being previewed
+        self._pv_sent = 0  # its parameters sent so far
+        self._pv_kinds: Mapping[str, frozenset[str]] = {}
+
+    def _open(self, tag: str, start: int, body: int) -> Scanner:
+        self._pv_next, self._pv_open = 0, None
+        return _XmlScanner(start, body, bare=tag == FUNCTION_START)
+
+    def _preview_region(self, buf: str) -> None:
+        scanner = self._scanner
+        assert isinstance(scanner, _XmlScanner)
+        while True:
+            function = self._pv_open
+            if function is not None:
+                params = function.params
+                while self._pv_sent < len(params):
+                    name, raw = params[self._pv_sent]
+                    value = text_value(_unwrap(raw), self._pv_kinds.get(name))
+                    lead = "," if self._pv_sent else "{"
+                    self._args(lead + dumps(name) + ":" + dumps(value))
+                    self._pv_sent += 1
+                if not function.done:
+                    return
+                self._args("}" if params else "{}")
+                self._pv_open = None
+            if self._pv_next == len(scanner.functions):
+                return
+            function = scanner.functions[self._pv_next]
+            if not function.named:
+                return
+            self._pv_next += 1
+            if function.name:
+                self._start(function.name)
+                self._previewed += 1
+                self._pv_open, self._pv_sent = function, 0
+                self._pv_kinds = parameter_types(self._schemas, function.name)
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        scanner = self._scanner
+        assert isinstance(scanner, _XmlScanner)
+        if scanner.json:
+            call = call_from_json(scanner.json, region)
+            return [call] if call.name else None
+        functions = [f for f in scanner.functions if f.done or (closed and f.name)]
+        if closed and not functions:
+            return None
+        calls = []
+        for function in functions:
+            if not function.name:
+                continue
+            kinds = parameter_types(self._schemas, function.name)
+            arguments: dict[str, Any] = {}
+            for name, raw in function.params:
+                arguments[name] = text_value(_unwrap(raw), kinds.get(name))
+            source = region if len(scanner.functions) == 1 and closed else function.raw
+            calls.append(ParsedCall(function.name, dumps(arguments), source or region))
+        return calls
+
+
+def _unwrap(raw: str) -> str:
+    """A value less the one newline on each side that frames it."""
     if raw.startswith("\n"):
         raw = raw[1:]
     if raw.endswith("\n"):
         raw = raw[:-1]
-    if keep_string or raw.lstrip(" \t\n\r")[:1] not in _JSON_STARTS:
-        return raw
-    try:
-        value = loads(raw)
-    except (ValueError, RecursionError):
-        return raw
-    # A number too large for a float decodes to infinity, which has no JSON text: such a
-    # value stays the model's text. Only an exponent or 309 digits can get that large
-    # (`true` and `false` hold an `e` too, and are always fine).
-    if (
-        ("e" in raw or "E" in raw or len(raw) > _FLOAT_DIGITS)
-        and type(value) is not bool
-        and not _has_json_text(value)
-    ):
-        return raw
-    return value
-
-
-def _has_json_text(value: Any) -> bool:
-    try:
-        dumps(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _parameters(text: str, pos: int, end: int, strings: frozenset[str]) -> dict[str, Any]:
-    arguments: dict[str, Any] = {}
-    start = text.find(PARAMETER_START, pos, end)
-    while start >= 0:
-        gt = text.find(">", start + len(PARAMETER_START), end)
-        if gt < 0:
-            break
-        name = text[start + len(PARAMETER_START) : gt].strip()
-        value_at = gt + 1
-        close = text.find(PARAMETER_END, value_at, end)
-        following = text.find(PARAMETER_START, value_at, close if close >= 0 else end)
-        if following >= 0:  # no closing tag before the next parameter
-            value_end = after = following
-        elif close >= 0:
-            value_end, after = close, close + len(PARAMETER_END)
-        else:  # the text ended inside the value
-            value_end = after = end
-            if end == len(text):
-                value_end = _CLOSERS.hold_from(text, value_at)
-        arguments[name] = _value(text[value_at:value_end], name in strings)
-        start = text.find(PARAMETER_START, after, end)
-    return arguments
-
-
-def call_from_function(text: str, raw: str, schemas: Schemas | None = None) -> ParsedCall:
-    """Read one `<function=name>...</function>` element (the end tag may be missing)."""
-    gt = text.find(">", len(FUNCTION_START))
-    if gt < 0:
-        return ParsedCall(text[len(FUNCTION_START) :].strip(), "", raw)
-    name = text[len(FUNCTION_START) : gt].strip()
-    end = text.find(FUNCTION_END, gt)
-    strings = string_parameters(schemas, name)
-    arguments = _parameters(text, gt + 1, len(text) if end < 0 else end, strings)
-    return ParsedCall(name, dumps(arguments), raw)
-
-
-def calls_from_wrapper(body: str, raw: str, schemas: Schemas | None = None) -> list[ParsedCall]:
-    """Read the body of one `<tool_call>`: its functions, or a Hermes JSON call.
-
-    Args:
-        body: The text between `<tool_call>` and `</tool_call>`.
-        raw: The whole element, recorded on the call when it holds one function.
-        schemas: See `parse`.
-    """
-    start = body.find(FUNCTION_START)
-    if start < 0:
-        return [call_from_json(body, raw)]
-    functions = []
-    while start >= 0:
-        close = body.find(FUNCTION_END, start)
-        end = len(body) if close < 0 else close + len(FUNCTION_END)
-        functions.append(body[start:end])
-        start = body.find(FUNCTION_START, end)
-    if len(functions) == 1:
-        return [call_from_function(functions[0], raw, schemas)]
-    return [call_from_function(f, f, schemas) for f in functions]
-
-
-class Qwen3XmlStream(FormatStream):
-    """Incremental Qwen3-Coder parser (see `FormatStream`).
-
-    Argument previews are JSON built one parameter at a time (`{"city":"Hanoi"`, then
-    `,"days":3`, then `}`), sent as each `</parameter>` arrives.
-    """
-
-    format = FORMAT
-
-    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
-        super().__init__(events=events)
-        self._schemas = schemas
-        self._state = _PROSE
-        self._mark = 0  # start of unreleased prose, or of the current element
-        self._scan = 0  # where the search for the end tag resumes
-        self._body = 0  # where the wrapper's body starts
-        self._pv = _IDLE  # preview state
-        self._pv_pos = 0  # where the preview resumes
-        self._pv_at = 0  # start of the name or value being read
-        self._pv_param = ""
-        self._pv_count = 0  # parameters sent for the current function
-        self._pv_strings: frozenset[str] = frozenset()
-
-    def _shift(self, offset: int) -> None:
-        self._mark -= offset
-        self._scan -= offset
-        self._body -= offset
-        self._pv_pos -= offset
-        self._pv_at -= offset
-
-    def _process(self, buf: str, final: bool) -> int:
-        n = len(buf)
-        while True:
-            state = self._state
-            if state == _PROSE:
-                i, tag = _PROSE_TAGS.find(buf, self._scan)
-                if i < 0:
-                    hold = n if final else _PROSE_TAGS.hold_from(buf, self._scan)
-                    self._text(buf[self._mark : hold])
-                    self._mark = self._scan = hold
-                    return hold
-                self._text(buf[self._mark : i])
-                self._mark = i
-                self._scan = self._pv_pos = i + len(tag)
-                if tag == WRAPPER_START:
-                    self._state, self._body, self._pv = _WRAPPER, self._scan, _SEEK
-                else:
-                    self._state, self._pv, self._pv_at = _FUNCTION, _NAME, self._scan
-                continue
-            end_tag, end_tags = (
-                (WRAPPER_END, _WRAPPER_END_TAG)
-                if state == _WRAPPER
-                else (FUNCTION_END, _FUNCTION_END_TAG)
-            )
-            j = buf.find(end_tag, self._scan)
-            if j < 0 and not final:
-                self._scan = end_tags.hold_from(buf, self._scan)
-                if self._emit:
-                    self._preview_xml(buf, self._scan)
-                return self._mark
-            if j < 0:
-                end = n
-                inner_end = end_tags.hold_from(buf, self._scan)
-            else:
-                end = j + len(end_tag)
-                inner_end = j
-                if self._emit:
-                    self._preview_xml(buf, j)
-            raw = buf[self._mark : end]
-            if state == _WRAPPER:
-                calls = calls_from_wrapper(buf[self._body : inner_end], raw, self._schemas)
-            else:
-                function = buf[self._mark : inner_end] + (end_tag if j >= 0 else "")
-                calls = [call_from_function(function, raw, self._schemas)]
-            if self._emit and self._pv in (_BODY, _PARAM_NAME, _VALUE):
-                self._args("}" if self._pv_count else "{}")
-            for call in calls:
-                self._finish(call)
-            self._state = _PROSE
-            self._pv = _IDLE
-            self._mark = self._scan = end
-
-    def _preview_xml(self, buf: str, limit: int) -> None:
-        """Follow the element up to `limit`: start calls, send parameters as they complete."""
-        pos = self._pv_pos
-        while True:
-            pv = self._pv
-            if pv == _SEEK:
-                i = buf.find(FUNCTION_START, pos, limit)
-                if i < 0:
-                    pos = max(pos, limit - len(FUNCTION_START) + 1)
-                    break
-                pos = self._pv_at = i + len(FUNCTION_START)
-                self._pv = _NAME
-            elif pv in (_NAME, _PARAM_NAME):
-                i = buf.find(">", pos, limit)
-                if i < 0:
-                    pos = limit
-                    break
-                name = buf[self._pv_at : i].strip()
-                pos = i + 1
-                if pv == _NAME:
-                    self._start(name)
-                    self._pv_count = 0
-                    self._pv_strings = string_parameters(self._schemas, name)
-                    self._pv = _BODY
-                else:
-                    self._pv_param = name
-                    self._pv_at = pos
-                    self._pv = _VALUE
-            elif pv == _BODY:
-                i, tag = _BODY_TAGS.find(buf, pos, limit)
-                if i < 0:
-                    pos = max(pos, limit - len(PARAMETER_START) + 1)
-                    break
-                pos = i + len(tag)
-                if tag == PARAMETER_START:
-                    self._pv_at = pos
-                    self._pv = _PARAM_NAME
-                else:
-                    self._args("}" if self._pv_count else "{}")
-                    self._pv = _SEEK if self._state == _WRAPPER else _IDLE
-            elif pv == _VALUE:
-                # A value ends at its closing tag, or where the next parameter or the
-                # function's end shows the closing tag was left out (as `parse` reads it).
-                i, tag = _VALUE_ENDS.find(buf, pos, limit)
-                if i < 0:
-                    pos = max(pos, limit - len(PARAMETER_END) + 1)
-                    break
-                name = self._pv_param
-                value = _value(buf[self._pv_at : i], name in self._pv_strings)
-                self._args(("," if self._pv_count else "{") + dumps(name) + ":" + dumps(value))
-                self._pv_count += 1
-                pos = i + len(tag)
-                if tag == PARAMETER_START:
-                    self._pv_at = pos
-                    self._pv = _PARAM_NAME
-                elif tag == FUNCTION_END:
-                    self._args("}")
-                    self._pv = _SEEK if self._state == _WRAPPER else _IDLE
-                else:
-                    self._pv = _BODY
-            else:  # _IDLE
-                break
-        self._pv_pos = pos
+    return raw

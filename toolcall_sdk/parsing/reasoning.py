@@ -1,6 +1,7 @@
 """Calls made inside a reasoning block.
 
-Reasoning models sometimes emit their call inside `<think>...</think>`, or vLLM's reasoning
+Reasoning models sometimes emit their call inside `<think>...</think>` (or `[THINK]`, or a
+thought channel), or vLLM's reasoning
 parser moves everything into `reasoning_content`, and the server's tool parser never sees
 the call. `parse_with_reasoning` finds it there, but only as a fallback: a model that drafts
 a call while thinking and then makes it for real must not have it run twice.
@@ -10,39 +11,46 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolcall_sdk.parsing import qwen3_xml
 from toolcall_sdk.parsing._dispatch import parse_any
+from toolcall_sdk.parsing._markup import TagSet
+from toolcall_sdk.parsing._thinking import BLOCKS
 from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["THINK_END", "THINK_START", "parse_with_reasoning"]
 
 THINK_START: Final = "<think>"
 THINK_END: Final = "</think>"
+_CLOSER_OF: Final = {block.opener: block.closers[0] for block in BLOCKS}
+_OPENERS: Final = TagSet(*_CLOSER_OF)
+_CLOSERS: Final = TagSet(*_CLOSER_OF.values())
 
 
 def _segments(content: str) -> list[tuple[str, str, str]]:
     """Split content into `(open_tag, body, close_tag)`; an open tag or a close tag marks a
-    think block. A `</think>` before any `<think>` closes a block the chat template opened."""
+    reasoning block (`<think>`, `[THINK]`, Gemma 4's and Kimi K3's thought channels). A
+    closing tag before any opening one closes a block the chat template opened."""
     segments: list[tuple[str, str, str]] = []
     pos = 0
-    first_end = content.find(THINK_END)
-    first_start = content.find(THINK_START)
+    first_end, end_tag = _CLOSERS.find(content)
+    first_start = _OPENERS.find(content)[0]
     if first_end >= 0 and (first_start < 0 or first_end < first_start):
-        segments.append(("", content[:first_end], THINK_END))
-        pos = first_end + len(THINK_END)
+        segments.append(("", content[:first_end], end_tag))
+        pos = first_end + len(end_tag)
     while True:
-        start = content.find(THINK_START, pos)
+        start, tag = _OPENERS.find(content, pos)
         if start < 0:
             segments.append(("", content[pos:], ""))
             return segments
         segments.append(("", content[pos:start], ""))
-        body = start + len(THINK_START)
-        end = content.find(THINK_END, body)
+        body = start + len(tag)
+        closer = _CLOSER_OF[tag]
+        end = content.find(closer, body)
         if end < 0:
-            segments.append((THINK_START, content[body:], ""))
+            segments.append((tag, content[body:], ""))
             return segments
-        segments.append((THINK_START, content[body:end], THINK_END))
-        pos = end + len(THINK_END)
+        segments.append((tag, content[body:end], closer))
+        pos = end + len(closer)
 
 
 def parse_with_reasoning(
@@ -50,7 +58,7 @@ def parse_with_reasoning(
     reasoning: str | None = None,
     family_or_format: str | None = None,
     *,
-    schemas: qwen3_xml.Schemas | None = None,
+    schemas: Schemas | None = None,
 ) -> ParseResult:
     """Find calls in an answer's content, else in its think blocks, else in its reasoning.
 

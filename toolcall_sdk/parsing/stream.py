@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from toolcall_sdk.parsing import qwen3_xml
 from toolcall_sdk.parsing._auto import AutoStream
 from toolcall_sdk.parsing._base import FormatStream
 from toolcall_sdk.parsing._dispatch import AUTO, require_format
 from toolcall_sdk.parsing._registry import STREAMS
 from toolcall_sdk.parsing._types import ParseResult, StreamEvent
+from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["StreamParser"]
 
@@ -31,7 +31,8 @@ class StreamParser:
     Args:
         format: A format (`FORMATS`), vLLM parser name, family or model id; `"auto"` or
             None to detect it from the first sign of a format (see `detect_format`).
-        schemas: Parameter schemas by tool name, for formats with untyped values (Qwen3 XML).
+        schemas: Parameter schemas by tool name, for formats whose values are bare text
+            (Qwen3 XML, GLM, DeepSeek DSML, Kimi K3).
 
     Raises:
         ValueError: `format` names no known format.
@@ -39,18 +40,12 @@ class StreamParser:
 
     __slots__ = ("_engine",)
 
-    def __init__(
-        self, format: str | None = AUTO, *, schemas: qwen3_xml.Schemas | None = None
-    ) -> None:
+    def __init__(self, format: str | None = AUTO, *, schemas: Schemas | None = None) -> None:
         engine: FormatStream
         if format is None or format == AUTO:
             engine = AutoStream(schemas=schemas)
         else:
-            fmt = require_format(format)
-            if fmt == qwen3_xml.FORMAT:
-                engine = qwen3_xml.Qwen3XmlStream(schemas=schemas)
-            else:
-                engine = STREAMS[fmt]()
+            engine = STREAMS[require_format(format)](schemas=schemas)
         self._engine = engine
 
     @property

@@ -1,15 +1,17 @@
-"""What the plugin sends, worked out without vLLM: Hermes text in, OpenAI-shaped deltas out.
+"""What the plugin sends, worked out without vLLM: model text in, OpenAI-shaped deltas out.
 
 The plugin file (`hermes_buffered.py`) only copies these values into vLLM's own classes, so
 every decision (when text is released, when a call starts, what its arguments are) is made
-here by `toolcall_sdk.parsing` and can be tested where vLLM is not installed.
+here by `toolcall_sdk.parsing`, in any of its formats, and can be tested where vLLM is not
+installed.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from toolcall_sdk.parsing import (
     ArgumentsDelta,
@@ -24,6 +26,7 @@ from toolcall_sdk.parsing import (
 __all__ = [
     "CallPiece",
     "Extracted",
+    "FormatDeltas",
     "HermesDeltas",
     "Piece",
     "WholeCall",
@@ -31,7 +34,7 @@ __all__ = [
     "new_call_id",
 ]
 
-_FORMAT = "hermes"
+Schemas = Mapping[str, Mapping[str, Any]]
 
 
 def new_call_id() -> str:
@@ -98,8 +101,14 @@ class Extracted:
     content: str | None
 
 
-def extract(text: str, new_id: Callable[[], str] = new_call_id) -> Extracted:
-    """Read every Hermes call in a whole answer: the streamed pieces of it, joined.
+def extract(
+    text: str,
+    new_id: Callable[[], str] = new_call_id,
+    *,
+    format: str = "hermes",
+    schemas: Schemas | None = None,
+) -> Extracted:
+    """Read every call in a whole answer: the streamed pieces of it, joined.
 
     Reading the whole answer as one delta gives, by construction, the calls and text a
     client assembles from the streamed answer (the only difference: the end of the text
@@ -108,11 +117,13 @@ def extract(text: str, new_id: Callable[[], str] = new_call_id) -> Extracted:
     Args:
         text: The model's answer.
         new_id: Makes each call's id.
+        format: The format to read (a format, vLLM parser name or model id).
+        schemas: Parameter schemas by tool name (types the values of bare-text formats).
 
     Returns:
         The calls, and the text around them exactly as written.
     """
-    deltas = HermesDeltas(new_id)
+    deltas = FormatDeltas(format, new_id, schemas=schemas)
     pieces = [p for p in (deltas.feed(text), deltas.close()) if p is not None]
     content = "".join(p.content for p in pieces if p.content)
     ids: dict[int, str] = {}
@@ -127,27 +138,38 @@ def extract(text: str, new_id: Callable[[], str] = new_call_id) -> Extracted:
     return Extracted(calls, content if content.strip() else None)
 
 
-class HermesDeltas:
-    """Turns a Hermes answer, delta by delta, into content and tool-call deltas.
+class FormatDeltas:
+    """Turns an answer in one format, delta by delta, into content and tool-call deltas.
 
-    Text is held back only while it can still become `<tool_call>` (or, inside a call,
-    `</tool_call>`), whatever the split of the tags into tokens, so no part of a tag is
-    ever sent as content. A call is announced (id and name) as soon as its name has been
-    read, and its argument text follows as the model writes it.
+    Text is held back only while it can still become markup (`<tool_call>`,
+    `[TOOL_CALLS]`, `<|tool_call>`, ...), whatever the split of the tags into tokens, so no
+    part of a tag is ever sent as content. A call is announced (id and name) as soon as the
+    format knows its name (for Hermes, Llama 3 JSON, Mistral, Harmony and Qwen3 XML while
+    the model writes the call; for the others when the call's markup closes), and its
+    argument text follows. Reasoning a format carries itself (Harmony's `analysis`) is not
+    sent: vLLM's reasoning parser owns reasoning.
 
-        deltas = HermesDeltas()
+        deltas = FormatDeltas("qwen3_xml")
         for text in model_deltas:
             piece = deltas.feed(text)   # Piece or None
         deltas.close()                  # the rest, once the answer is known to be complete
 
     Args:
+        format: The format to read (a format, vLLM parser name or model id).
         new_id: Makes each call's id.
+        schemas: Parameter schemas by tool name (types the values of bare-text formats).
     """
 
     __slots__ = ("_calls", "_new_id", "_parser", "_sent", "_wire")
 
-    def __init__(self, new_id: Callable[[], str] = new_call_id) -> None:
-        self._parser = StreamParser(_FORMAT)
+    def __init__(
+        self,
+        format: str,
+        new_id: Callable[[], str] = new_call_id,
+        *,
+        schemas: Schemas | None = None,
+    ) -> None:
+        self._parser = StreamParser(format, schemas=schemas)
         self._new_id = new_id
         # The parser counts every call; only named ones go out, so they are renumbered.
         self._wire: dict[int, int] = {}
@@ -214,16 +236,25 @@ class HermesDeltas:
     def _finish(
         self, index: int, call: ParsedCall, text: list[str], pieces: dict[int, CallPiece]
     ) -> None:
+        # (Markup the parser cannot read comes as text: the client sees the model's words.)
         wire = self._wire.get(index)
         if wire is None:
-            if not call.name:
-                # Unreadable: send the model's own words, whole tags included, so that the
-                # client can see what went wrong instead of an empty call.
-                text.append(call.raw)
-                return
             self._open(index, call.name, pieces)
             wire = self._wire[index]
         # The preview carries the arguments as written; a call whose arguments never showed
         # in it (no "arguments" key, a body that is not JSON) gets them now in one piece.
         if not self._sent[wire] and call.arguments:
             self._more(index, call.arguments, pieces)
+
+
+class HermesDeltas(FormatDeltas):
+    """`FormatDeltas` for the Hermes format (`<tool_call>` JSON calls).
+
+    Args:
+        new_id: Makes each call's id.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, new_id: Callable[[], str] = new_call_id) -> None:
+        super().__init__("hermes", new_id)

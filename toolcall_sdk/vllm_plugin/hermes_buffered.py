@@ -1,7 +1,8 @@
-"""vLLM tool-parser plugin: Hermes `<tool_call>` calls, for models whose tags are plain tokens.
+"""vLLM tool-parser plugin: every format the SDK reads, for models whose tags are plain tokens.
 
 vLLM loads this file inside its server process (it is the only file of the SDK that imports
-vLLM; the SDK itself never imports it):
+vLLM; the SDK itself never imports it). It registers one parser per format,
+`toolcall_<format>` (`toolcall_hermes`, `toolcall_qwen3_xml`, `toolcall_glm45`, ...):
 
     PLUGIN=$(python -c 'from toolcall_sdk.vllm_plugin import plugin_path; print(plugin_path())')
     vllm serve MODEL --enable-auto-tool-choice \\
@@ -13,8 +14,9 @@ back until it completes or cannot, and never reaches the client as content; text
 calls is kept as content. The decisions are made in `toolcall_sdk.vllm_plugin._adapter`; this
 file only copies them into vLLM's classes. The SDK must be importable in vLLM's Python.
 
-For `tool_choice="required"` and named calls it asks vLLM for the same Hermes structural tag
-as vLLM's own `hermes` parser, so constrained calls are decoded the same way.
+For `tool_choice="required"` and named calls, `toolcall_hermes` asks vLLM for the same Hermes
+structural tag as vLLM's own `hermes` parser, so constrained calls are decoded the same way.
+(The file keeps its first name, `hermes_buffered.py`, so existing command lines still work.)
 
 Tested with vLLM 0.32.0 (tests/integration/test_plugin_live.py); the module paths of older
 releases are tried as well, untested.
@@ -61,29 +63,30 @@ except ImportError:  # older vLLM
         ToolCall,
     )
 
-from toolcall_sdk.vllm_plugin import PARSER_NAME
-from toolcall_sdk.vllm_plugin._adapter import CallPiece, HermesDeltas, Piece, extract
+from toolcall_sdk.parsing import FORMATS
+from toolcall_sdk.vllm_plugin import PARSER_NAMES
+from toolcall_sdk.vllm_plugin._adapter import CallPiece, FormatDeltas, Piece, Schemas, extract
 
-__all__ = ["BufferedHermesToolParser"]
+__all__ = ["BufferedHermesToolParser", "BufferedToolParser"]
 
 
-class BufferedHermesToolParser(ToolParser):  # type: ignore[misc]
-    """Hermes tool parser that buffers tags split across tokens (see the module docstring).
+class BufferedToolParser(ToolParser):  # type: ignore[misc]
+    """A tool parser that buffers tags split across tokens (see the module docstring); one
+    subclass per format sets `format`.
 
     Args:
         tokenizer: The model's tokenizer (vLLM passes it; the parser reads text only).
         tools: The request's tools, when vLLM passes them.
     """
 
-    # Same grammar as vLLM's `hermes` parser for required and named tool choice.
-    structural_tag_model = "hermes"
+    format = "hermes"
 
     def __init__(self, tokenizer: Any, tools: list[Any] | None = None) -> None:
         if tools is None:
             super().__init__(tokenizer)
         else:
             super().__init__(tokenizer, tools)
-        self._deltas = HermesDeltas()
+        self._deltas: FormatDeltas | None = None  # made with the first request's schemas
         self._fed = 0  # characters of the answer read so far
 
     def adjust_request(self, request: Any) -> Any:
@@ -99,7 +102,7 @@ class BufferedHermesToolParser(ToolParser):  # type: ignore[misc]
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         """Read the calls of a whole answer (non-streaming responses)."""
-        found = extract(model_output)
+        found = extract(model_output, format=self.format, schemas=_schemas(request))
         if not found.calls:
             return ExtractedToolCallInformation(
                 tools_called=False, tool_calls=[], content=found.content
@@ -133,6 +136,8 @@ class BufferedHermesToolParser(ToolParser):  # type: ignore[misc]
         # the text afresh, and then only the delta is new.
         text = current_text[self._fed :] if len(current_text) >= self._fed else delta_text
         self._fed += len(text)
+        if self._deltas is None:
+            self._deltas = FormatDeltas(self.format, schemas=_schemas(request))
         piece = self._deltas.feed(text)
         if piece is None:
             return None
@@ -147,6 +152,7 @@ class BufferedHermesToolParser(ToolParser):  # type: ignore[misc]
     def _remember(self) -> None:
         # The state vLLM's own parsers keep, in the same shape as its `hermes` parser keeps it
         # (argument text as streamed), for serving code that reads it.
+        assert self._deltas is not None
         names, arguments = self._deltas.names, self._deltas.arguments
         self.prev_tool_call_arr = [
             {"name": name, "arguments": args} for name, args in zip(names, arguments, strict=True)
@@ -154,6 +160,18 @@ class BufferedHermesToolParser(ToolParser):  # type: ignore[misc]
         self.streamed_args_for_tool = arguments
         self.current_tool_id = len(names) - 1
         self.current_tool_name_sent = bool(names)
+
+
+def _schemas(request: Any) -> Schemas | None:
+    """The request's tool schemas by name, for the formats whose values are bare text."""
+    tools = getattr(request, "tools", None) or []
+    out: dict[str, Any] = {}
+    for tool in tools:
+        function = getattr(tool, "function", None)
+        name = getattr(function, "name", None)
+        if isinstance(name, str):
+            out[name] = getattr(function, "parameters", None) or {}
+    return out or None
 
 
 def _function(call: CallPiece) -> Any:
@@ -180,4 +198,17 @@ def _delta_message(piece: Piece) -> Any:
     return DeltaMessage(content=piece.content, tool_calls=calls)
 
 
-ToolParserManager.register_module(name=PARSER_NAME, module=BufferedHermesToolParser)
+class BufferedHermesToolParser(BufferedToolParser):
+    """`toolcall_hermes`: Hermes `<tool_call>` JSON calls."""
+
+    format = "hermes"
+    # Same grammar as vLLM's `hermes` parser for required and named tool choice.
+    structural_tag_model = "hermes"
+
+
+_PARSERS = {"hermes": BufferedHermesToolParser}
+for _format in FORMATS:
+    _parser = _PARSERS.get(_format) or type(
+        f"Buffered_{_format}_ToolParser", (BufferedToolParser,), {"format": _format}
+    )
+    ToolParserManager.register_module(name=PARSER_NAMES[_format], module=_parser)

@@ -122,6 +122,97 @@ def test_truncated_object_is_closed_only_after_a_clean_stop(
     result = make_client(cut_off, [get_weather]).call("Weather in Oslo?")
     assert result.attempts[0].error_kinds == ["invalid_json"]
     assert result.attempts[0].repairs == []
+    feedback = cut_off.calls_for("call")[1].messages[-1]
+    assert feedback["role"] == "tool"
+    assert feedback["content"].startswith(
+        "ERROR in get_weather (call call_1): your call was cut off"
+    )
+
+
+def test_call_left_in_the_text_and_cut_off_gets_cut_off_feedback(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    # max_tokens ended the answer inside the call: recovery finds no call (the model never
+    # finished it), and the feedback says why instead of "you answered with text".
+    cut = 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Os'
+    model = ScriptedModel([text(cut, finish_reason="length"), tool_call("get_weather", OSLO)])
+    client = make_client(model, [get_weather])
+
+    result = client.run("Weather in Oslo?")
+
+    assert result.attempts[0].error_kinds == ["no_tool_call"]
+    assert result.attempts[0].parser_miss is False
+    feedback = model.calls_for("call")[1].messages[-1]
+    assert feedback == {
+        "role": "user",
+        "content": "ERROR: your call was cut off: the answer reached the token limit "
+        "(max_tokens) before the tool call was complete. Available tools: get_weather. "
+        "Call one of them now, with no text before the call.",
+    }
+    assert ledger.count("get_weather") == 1
+
+
+@pytest.mark.parametrize(
+    ("model_id", "leaked"),
+    [
+        (
+            "deepseek-ai/DeepSeek-V3.1",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>"
+            '{"city": "Oslo", "unit": "celsius"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        ),
+        (
+            "deepseek-ai/DeepSeek-V3.2",
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n'
+            '<｜DSML｜parameter name="city" string="true">Oslo</｜DSML｜parameter>\n'
+            '<｜DSML｜parameter name="unit" string="true">celsius</｜DSML｜parameter>\n'
+            "</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        ),
+        (
+            "zai-org/GLM-4.7",
+            "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value>"
+            "<arg_key>unit</arg_key><arg_value>celsius</arg_value></tool_call>",
+        ),
+        (
+            "moonshotai/Kimi-K2-Instruct-0905",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+            '<|tool_call_argument_begin|>{"city": "Oslo", "unit": "celsius"}<|tool_call_end|>'
+            "<|tool_calls_section_end|>",
+        ),
+        (
+            "openai/gpt-oss-20b",
+            "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant "
+            "to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>"
+            '{"city": "Oslo", "unit": "celsius"}',
+        ),
+        (
+            "google/gemma-4-31B-it",
+            '<|tool_call>call:get_weather{city:<|"|>Oslo<|"|>,unit:<|"|>celsius<|"|>}<tool_call|>',
+        ),
+        (
+            "Qwen/Qwen3.5-9B",
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n"
+            "<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+        ),
+    ],
+    ids=["deepseek-v3.1", "deepseek-v3.2", "glm-4.7", "kimi-k2", "gpt-oss", "gemma-4", "qwen3.5"],
+)
+def test_every_family_is_recovered_through_the_model_id(
+    get_weather: Any, model_id: str, leaked: str
+) -> None:
+    model = ScriptedModel([text(leaked)])
+    client = ToolCallClient(
+        base_url=model.base_url,
+        model=model_id,
+        tools=[get_weather],
+        router="always",
+        http_client=model.http_client(),
+    )
+
+    result = client.call("Weather in Oslo?")
+
+    assert result.attempts[0].parser_miss
+    assert result.call.arguments.model_dump() == OSLO
+    assert len(model.calls_for("call")) == 1
 
 
 def test_streamed_split_tags_are_recovered_too(get_weather: Any) -> None:

@@ -9,11 +9,13 @@ from toolcall_sdk.parsing import (
     FORMATS,
     ParsedCall,
     ParseResult,
+    ReasoningSplitter,
     detect_format,
     format_for,
     parse,
     parse_any,
     parse_with_reasoning,
+    split_reasoning,
 )
 
 EXPORTED = [
@@ -23,6 +25,8 @@ EXPORTED = [
     "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ReasoningDelta",
+    "ReasoningSplitter",
     "StreamEvent",
     "StreamParser",
     "TextDelta",
@@ -34,6 +38,7 @@ EXPORTED = [
     "parse_any",
     "parse_with_reasoning",
     "repair_arguments",
+    "split_reasoning",
     "unwrap_json_string",
 ]
 
@@ -51,7 +56,20 @@ SAMPLES = {
 
 def test_exports_are_pinned() -> None:
     assert parsing.__all__ == EXPORTED
-    assert FORMATS == ("hermes", "llama3_json", "mistral", "pythonic", "qwen3_xml")
+    assert FORMATS == (
+        "hermes",
+        "llama3_json",
+        "mistral",
+        "pythonic",
+        "qwen3_xml",
+        "deepseek_v3",
+        "deepseek_v32",
+        "gemma4",
+        "glm45",
+        "harmony",
+        "kimi_k2",
+        "kimi_k3",
+    )
 
 
 @pytest.mark.parametrize(
@@ -68,10 +86,71 @@ def test_exports_are_pinned() -> None:
         ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3_xml"),
         ("no-such-model", None),
         ("xlam", None),  # a vLLM parser whose output none of our formats reads
+        # Current model ids: each family's own format.
+        ("Qwen/Qwen3-8B", "hermes"),
+        ("Qwen/Qwen3-4B-Instruct-2507", "hermes"),
+        ("Qwen/Qwen3.5-9B", "qwen3_xml"),
+        ("Qwen/Qwen3.6-35B-A3B", "qwen3_xml"),
+        ("Qwen/Qwen3-Coder-Next", "qwen3_xml"),
+        ("deepseek-ai/DeepSeek-V3-0324", "deepseek_v3"),
+        ("deepseek-ai/DeepSeek-R1-0528", "deepseek_v3"),
+        ("deepseek-ai/DeepSeek-V3.1", "deepseek_v3"),
+        ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32"),
+        ("deepseek-ai/DeepSeek-V4-Flash", "deepseek_v32"),
+        ("zai-org/GLM-4.5", "glm45"),
+        ("zai-org/GLM-4.7", "glm45"),
+        ("zai-org/GLM-5.3", "glm45"),
+        ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2"),
+        ("moonshotai/Kimi-K2.6", "kimi_k2"),
+        ("moonshotai/Kimi-K3", "kimi_k3"),
+        ("openai/gpt-oss-20b", "harmony"),
+        ("google/gemma-4-31B-it", "gemma4"),
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
+        ("meta-llama/Llama-3.2-3B-Instruct", "pythonic"),
+        ("meta-llama/Llama-3.3-70B-Instruct", "llama3_json"),
+        ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),
+        ("mistralai/Magistral-Small-2509", "mistral"),
+        ("mistralai/Devstral-Small-2507", "mistral"),
+        ("Salesforce/Llama-xLAM-2-8b-fc-r", None),
+        # vLLM parser names of the new formats.
+        ("openai", "harmony"),
+        ("glm47", "glm45"),
+        ("deepseek_v31", "deepseek_v3"),
+        ("deepseek_v4", "deepseek_v32"),
     ],
 )
 def test_format_for(name: str, fmt: str | None) -> None:
     assert format_for(name) == fmt
+
+
+@pytest.mark.parametrize(
+    ("text", "opened", "expected"),
+    [
+        ("<think>\nNeed f.\n</think>\n\nHello", False, ("Need f.", "Hello")),
+        ("Need f.</think>Hello", True, ("Need f.", "Hello")),
+        ("[THINK]plan[/THINK][TOOL_CALLS]f[ARGS]{}", False, ("plan", "[TOOL_CALLS]f[ARGS]{}")),
+        ("<|channel>thought\nplan\n<channel|>Hi", False, ("plan", "Hi")),
+        (
+            "plan<|close|>think<|sep|><|open|>response<|sep|>Hi",
+            True,
+            ("plan", "<|open|>response<|sep|>Hi"),
+        ),
+        ("cut inside the block", True, ("cut inside the block", "")),
+        # Reasoning comes first: once the answer began, a marker is text.
+        (
+            'Use <think> like this: {"a": "<think>"}',
+            False,
+            ("", 'Use <think> like this: {"a": "<think>"}'),
+        ),
+        # A Qwen model may call without closing the block the template opened.
+        ("plan\n<tool_call>x</tool_call>", True, ("plan", "<tool_call>x</tool_call>")),
+    ],
+)
+def test_split_reasoning(text: str, opened: bool, expected: tuple[str, str]) -> None:
+    assert split_reasoning(text, open=opened) == expected
+    splitter = ReasoningSplitter(open=opened)
+    pieces = [splitter.feed(c) for c in text] + [splitter.close()]
+    assert ("".join(r for r, _ in pieces), "".join(c for _, c in pieces)) == expected
 
 
 @pytest.mark.parametrize(("fmt", "text"), SAMPLES.items())

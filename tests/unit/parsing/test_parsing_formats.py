@@ -74,10 +74,44 @@ def test_hermes_broken_json_keeps_the_raw_arguments() -> None:
     ]
 
 
-def test_hermes_truncated_arguments_are_kept_verbatim() -> None:
-    (call,) = hermes.parse('<tool_call>{"name": "f", "arguments": {"city": "Hu').calls
-    assert call.name == "f"
-    assert call.arguments == '{"city": "Hu'
+@pytest.mark.parametrize(
+    "cut",
+    [
+        '<tool_call>{"name": "f", "arguments": {"city": "Hu',
+        '<tool_call>\n{"name": "f", "arguments": {"a": true}',
+        "<tool_call>\n",
+        "<tool_call>",
+        "<tool_call>get_",
+    ],
+)
+def test_hermes_call_cut_off_at_the_end_is_no_call(cut: str) -> None:
+    # max_tokens ended the output inside the call: the model never finished it.
+    assert hermes.parse("I will check.\n" + cut) == ParseResult([], "I will check.\n", None)
+    assert hermes.parse('<tool_call>{"name": "g", "arguments": {}}</tool_call>' + cut).calls == [
+        ParsedCall("g", "{}", '<tool_call>{"name": "g", "arguments": {}}</tool_call>')
+    ]
+
+
+def test_hermes_end_tag_inside_a_json_string_does_not_end_the_call() -> None:
+    body = '{"name": "echo", "arguments": {"text": "Use <tool_call> ... </tool_call> tags."}}'
+    result = hermes.parse(f"<tool_call>\n{body}\n</tool_call> done")
+    assert result.calls == [
+        ParsedCall(
+            "echo",
+            '{"text":"Use <tool_call> ... </tool_call> tags."}',
+            f"<tool_call>\n{body}\n</tool_call>",
+        )
+    ]
+    assert result.text == " done"
+
+
+def test_hermes_json_that_never_closes_ends_at_the_first_end_tag() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"a": "x</tool_call>after'
+    (call,) = hermes.parse(text).calls
+    assert call == ParsedCall(
+        "f", '{"a": "x', '<tool_call>{"name": "f", "arguments": {"a": "x</tool_call>'
+    )
+    assert hermes.parse(text).text == "after"
 
 
 def test_hermes_broken_envelope_with_valid_arguments_normalises_them() -> None:
@@ -86,9 +120,10 @@ def test_hermes_broken_envelope_with_valid_arguments_normalises_them() -> None:
     assert call == ParsedCall("f", '{"a":1}', call.raw)
 
 
-def test_hermes_body_without_a_name_is_still_a_call() -> None:
-    (call,) = hermes.parse("<tool_call>not json</tool_call>").calls
-    assert call == ParsedCall("", "", "<tool_call>not json</tool_call>")
+@pytest.mark.parametrize("body", ["not json", '{"arguments": {}}', "[1, 2]"])
+def test_hermes_body_without_a_name_is_no_call_and_stays_text(body: str) -> None:
+    text = f"a <tool_call>{body}</tool_call> b"
+    assert hermes.parse(text) == ParseResult([], text, None)
 
 
 def test_hermes_arguments_as_a_json_string_stay_a_string() -> None:
@@ -204,15 +239,37 @@ def test_mistral_name_then_arguments_segments() -> None:
 def test_mistral_broken_json_is_kept_raw_in_both_forms() -> None:
     (a,) = mistral.parse('[TOOL_CALLS]f{"a": 1,}').calls
     assert a.arguments == '{"a": 1,}'
-    b, c = mistral.parse('[TOOL_CALLS][{"name": "g", "arguments": {"a": 1,}}, {"name": "h"').calls
+    (b,) = mistral.parse('[TOOL_CALLS][{"name": "g", "arguments": {"a": 1,}}]').calls
     assert (b.name, b.arguments) == ("g", '{"a": 1,}')
-    assert (c.name, c.arguments) == ("h", "")
 
 
-def test_mistral_name_without_arguments_is_a_call_with_empty_arguments() -> None:
-    result = mistral.parse("[TOOL_CALLS]get_time then text")
-    assert result.calls == [ParsedCall("get_time", "", "[TOOL_CALLS]get_time ")]
-    assert result.text == "then text"
+@pytest.mark.parametrize(
+    "cut",
+    [
+        '[TOOL_CALLS]f{"a": "rm -rf /',
+        "[TOOL_CALLS]f[ARGS]",
+        "[TOOL_CALLS]get_ti",
+        "[TOOL_CALLS]",
+        '[TOOL_CALLS][{"name": "g", "arguments": {}}, {"name": "h"',
+    ],
+)
+def test_mistral_call_cut_off_at_the_end_is_no_call(cut: str) -> None:
+    result = mistral.parse("Sure." + cut)
+    assert result.text == "Sure."
+    assert [c.name for c in result.calls] == (["g"] if "[{" in cut else [])
+
+
+def test_mistral_name_without_arguments_is_no_call_and_stays_text() -> None:
+    assert mistral.parse("[TOOL_CALLS]get_time then text") == ParseResult(
+        [], "[TOOL_CALLS]get_time then text", None
+    )
+
+
+def test_mistral_call_id_before_the_arguments() -> None:
+    text = '[TOOL_CALLS]f[CALL_ID]123456789[ARGS]{"a": 1}[TOOL_CALLS]g[CALL_ID]a1{"b": 2}'
+    result = mistral.parse(text)
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", '{"a":1}'), ("g", '{"b":2}')]
+    assert result.text == ""
 
 
 # Pythonic ----------------------------------------------------------------------------------
@@ -302,10 +359,58 @@ def test_qwen3_xml_schema_keeps_strings() -> None:
 
 
 def test_qwen3_xml_tolerates_missing_closing_tags() -> None:
-    text = "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx\n</para"
+    text = "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx\n</tool_call>"
     (call,) = qwen3_xml.parse(text).calls
     assert args(call) == {"a": 1, "b": "x"}
     assert call.raw == text
+    # A closed function needs no `</tool_call>`; a bare one may be followed by a stray one.
+    assert args(qwen3_xml.parse("<tool_call><function=f></function>").calls[0]) == {}
+    assert qwen3_xml.parse("<function=f></function>\n</tool_call> ok").text == " ok"
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx\n</para",
+        "<tool_call>\n<function=write_file>\n<parameter=content>\nrm -rf /",
+        "<tool_call>",
+        "<function=f",
+    ],
+)
+def test_qwen3_xml_call_cut_off_at_the_end_is_no_call(cut: str) -> None:
+    assert qwen3_xml.parse("Sure.\n" + cut) == ParseResult([], "Sure.\n", None)
+
+
+def test_qwen3_xml_closing_tags_inside_a_value_on_its_own_line_are_text() -> None:
+    value = "Close with </parameter>, </function> and </tool_call>; open with <function=x>."
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=content>\n"
+        f"{value}\n</parameter>\n</function>\n</tool_call>"
+    )
+    (call,) = qwen3_xml.parse(text).calls
+    assert args(call) == {"content": value}
+
+
+def test_qwen3_xml_values_typed_by_the_schema() -> None:
+    schemas = {
+        "f": {
+            "properties": {
+                "on": {"type": "boolean"},
+                "label": {"type": ["string", "null"]},
+                "code": {"type": "string"},
+            }
+        }
+    }
+    text = (
+        "<function=f><parameter=on>True</parameter><parameter=label>null</parameter>"
+        "<parameter=code>null</parameter></function>"
+    )
+    assert args(qwen3_xml.parse(text, schemas=schemas).calls[0]) == {
+        "on": True,
+        "label": None,
+        "code": "null",
+    }
+    assert args(qwen3_xml.parse(text).calls[0]) == {"on": "True", "label": None, "code": None}
 
 
 def test_qwen3_wrapper_holding_hermes_json() -> None:

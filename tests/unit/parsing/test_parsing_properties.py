@@ -26,10 +26,12 @@ from toolcall_sdk.parsing import (
     CallFinished,
     CallStarted,
     ParseResult,
+    ReasoningSplitter,
     StreamEvent,
     StreamParser,
     TextDelta,
     parse,
+    split_reasoning,
 )
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -110,6 +112,17 @@ PIECES = [
     ")",
     ";",
     "x",
+    "<|tool_call>",
+    "<tool_call|>",
+    '<|"|>',
+    "<arg_value>",
+    "<｜tool▁calls▁begin｜>",
+    "<｜DSML｜",
+    "<|tool_calls_section_begin|>",
+    "<|open|>",
+    "<|close|>",
+    "<|channel|>",
+    "<|end|>",
 ]
 prose = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=8).map("".join)
 
@@ -141,11 +154,11 @@ def hermes_documents(draw: st.DrawFn) -> Document:
     texts = [draw(prose.filter(lambda t: "<tool_call>" not in t)) for _ in range(count + 1)]
     calls = []
     for _ in range(count):
-        name, arguments = draw(strings), draw(json_arguments)
+        # A call without a name is no call (its markup stays text): every call has one.
+        name, arguments = draw(strings.filter(bool)), draw(json_arguments)
         key = draw(st.sampled_from(["arguments", "parameters"]))
+        # `</tool_call>` inside a JSON string is part of the string.
         body = json_text(draw, {"name": name, key: arguments})
-        if "</tool_call>" in body:
-            body = json.dumps({"name": name, key: arguments}).replace("<", "\\u003c")
         raw = "<tool_call>" + draw(blank) + body + draw(blank) + "</tool_call>"
         calls.append((name, compact(arguments), raw))
     text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
@@ -236,7 +249,10 @@ def qwen_value(value: Any) -> tuple[str, Any]:
 
 @st.composite
 def qwen3_documents(draw: st.DrawFn) -> Document:
-    clean = prose.filter(lambda t: "<tool_call>" not in t and "<function=" not in t)
+    # (A `</tool_call>` right after a bare function belongs to it: none in the text.)
+    clean = prose.filter(
+        lambda t: not any(tag in t for tag in ("<tool_call>", "<function=", "</tool_call>"))
+    )
     count = draw(st.integers(0, 3))
     texts = [draw(clean) for _ in range(count + 1)]
     calls = []
@@ -254,12 +270,242 @@ def qwen3_documents(draw: st.DrawFn) -> Document:
     return calls, text, "".join(texts)
 
 
+def bare_value(value: Any) -> tuple[str, Any]:
+    """How a bare-text format writes a value (strings as they are, the rest as JSON), and
+    what reading it back without a schema gives (JSON where the text decodes)."""
+    if isinstance(value, str):
+        try:
+            return value, json.loads(value)
+        except ValueError:
+            return value, value
+    return json.dumps(value, ensure_ascii=False), value
+
+
+def text_without(*tags: str) -> st.SearchStrategy[str]:
+    return prose.filter(lambda t: not any(tag in t for tag in tags))
+
+
+def joined(calls: list[tuple[str, str, str]], texts: list[str]) -> str:
+    return texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
+
+
+@st.composite
+def glm45_documents(draw: st.DrawFn) -> Document:
+    count = draw(st.integers(0, 3))
+    texts = [draw(text_without("<tool_call>")) for _ in range(count + 1)]
+    calls = []
+    for _ in range(count):
+        name = draw(identifiers)
+        arguments = draw(st.dictionaries(identifiers, values, max_size=3))
+        written = {k: bare_value(v) for k, v in arguments.items()}
+        written = {k: w for k, w in written.items() if "</arg_value>" not in w[0]}
+        sep = draw(st.sampled_from(["", "\n"]))
+        pairs = "".join(
+            f"{sep}<arg_key>{k}</arg_key>{sep}<arg_value>{w[0]}</arg_value>"
+            for k, w in written.items()
+        )
+        raw = f"<tool_call>{name}{pairs}{sep}</tool_call>"
+        calls.append((name, compact({k: w[1] for k, w in written.items()}), raw))
+    return calls, joined(calls, texts), "".join(texts)
+
+
+GEMMA_QUOTE = '<|"|>'
+gemma_keys = st.text(min_size=1, max_size=6).filter(
+    lambda k: k == k.strip(" \t\r\n") and not any(c in k for c in ":{}[],") and "<|" not in k
+)
+gemma_strings = st.text(max_size=8).filter(lambda t: GEMMA_QUOTE not in t) | st.sampled_from(
+    ["<|tool_call>", "<tool_call|>", "}", ",", "a:b", '"']
+)
+gemma_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | gemma_strings,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(gemma_keys, inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def gemma_text(value: Any) -> str:
+    if isinstance(value, str):
+        return GEMMA_QUOTE + value + GEMMA_QUOTE
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{gemma_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(gemma_text(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+@st.composite
+def gemma4_documents(draw: st.DrawFn) -> Document:
+    count = draw(st.integers(0, 3))
+    texts = [draw(text_without("<|tool_call>")) for _ in range(count + 1)]
+    calls = []
+    for _ in range(count):
+        name = draw(identifiers)
+        arguments = draw(st.dictionaries(gemma_keys, gemma_values, max_size=4))
+        raw = f"<|tool_call>call:{name}{gemma_text(arguments)}<tool_call|>"
+        calls.append((name, compact(arguments), raw))
+    return calls, joined(calls, texts), "".join(texts)
+
+
+DEEPSEEK = {
+    "begin": "<｜tool▁calls▁begin｜>",
+    "end": "<｜tool▁calls▁end｜>",
+    "call": "<｜tool▁call▁begin｜>",
+    "call_end": "<｜tool▁call▁end｜>",
+    "sep": "<｜tool▁sep｜>",
+}
+
+
+@st.composite
+def deepseek_v3_documents(draw: st.DrawFn) -> Document:
+    before, after = draw(text_without(DEEPSEEK["begin"])), draw(text_without(DEEPSEEK["begin"]))
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        name, arguments = draw(identifiers), draw(json_arguments)
+        body = json_text(draw, arguments)
+        if draw(st.booleans()):  # V3: `function`, the name, a fenced block
+            raw = f"{DEEPSEEK['call']}function{DEEPSEEK['sep']}{name}\n```json\n{body}\n```"
+        else:  # V3.1
+            raw = f"{DEEPSEEK['call']}{name}{DEEPSEEK['sep']}{body}"
+        calls.append((name, compact(arguments), raw + DEEPSEEK["call_end"]))
+    separator = draw(st.sampled_from(["", "\n"]))
+    section = DEEPSEEK["begin"] + separator.join(raw for _, _, raw in calls) + DEEPSEEK["end"]
+    return calls, before + section + after, before + after
+
+
+@st.composite
+def kimi_k2_documents(draw: st.DrawFn) -> Document:
+    begin, end = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+    before, after = draw(text_without(begin)), draw(text_without(begin))
+    calls = []
+    for index in range(draw(st.integers(1, 3))):
+        name, arguments = draw(identifiers), draw(json_arguments)
+        prefix = draw(st.sampled_from(["functions.", ""]))
+        raw = (
+            f"<|tool_call_begin|>{prefix}{name}:{index}<|tool_call_argument_begin|>"
+            f"{json_text(draw, arguments)}<|tool_call_end|>"
+        )
+        calls.append((name, compact(arguments), raw))
+    section = begin + "".join(raw for _, _, raw in calls) + end
+    return calls, before + section + after, before + after
+
+
+DSML_END = "</｜DSML｜parameter>"
+
+
+@st.composite
+def deepseek_v32_documents(draw: st.DrawFn) -> Document:
+    section = draw(st.sampled_from(["function_calls", "tool_calls", " calls"]))
+    space = " " if section.startswith(" ") else ""
+    opener = f"<｜DSML｜{section}>"
+    before, after = draw(text_without("<｜DSML｜")), draw(text_without("<｜DSML｜"))
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        name = draw(identifiers)
+        arguments = draw(st.dictionaries(identifiers, values, max_size=3))
+        params = []
+        read: dict[str, Any] = {}
+        for key, value in arguments.items():
+            if isinstance(value, str):
+                if DSML_END.replace(" ", "") in value.replace(" ", ""):
+                    continue
+                written, flag = value, "true"
+            else:
+                written, flag = json.dumps(value, ensure_ascii=False), "false"
+            read[key] = value
+            params.append(
+                f'<｜DSML｜{space}parameter name="{key}" string="{flag}">{written}'
+                f"</｜DSML｜{space}parameter>\n"
+            )
+        raw = f'<｜DSML｜{space}invoke name="{name}">\n{"".join(params)}</｜DSML｜{space}invoke>'
+        calls.append((name, compact(read), raw))
+    body = opener + "\n" + "\n".join(raw for _, _, raw in calls) + "\n</" + opener[1:]
+    return calls, before + body + after, before + after
+
+
+K3_END = "<|close|>argument<|sep|>"
+K3_TYPES = {bool: "boolean", int: "number", float: "number", list: "array", dict: "object"}
+
+
+@st.composite
+def kimi_k3_documents(draw: st.DrawFn) -> Document:
+    before = draw(text_without("<|open|>", "<|close|>"))
+    calls = []
+    for index in range(draw(st.integers(1, 3))):
+        name = draw(identifiers)
+        arguments = draw(st.dictionaries(identifiers, values, max_size=3))
+        params = []
+        read: dict[str, Any] = {}
+        for key, value in arguments.items():
+            if isinstance(value, str):
+                if K3_END in value:
+                    continue
+                written, kind = value, "string"
+            else:
+                written = json.dumps(value, ensure_ascii=False)
+                kind = "null" if value is None else K3_TYPES[type(value)]
+            read[key] = value
+            params.append(f'<|open|>argument key="{key}" type="{kind}"<|sep|>{written}{K3_END}')
+        raw = (
+            f'<|open|>call tool="{name}" index="{index + 1}"<|sep|>'
+            + "".join(params)
+            + "<|close|>call<|sep|>"
+        )
+        calls.append((name, compact(read), raw))
+    tools = "<|open|>tools<|sep|>" + "".join(raw for _, _, raw in calls) + "<|close|>tools<|sep|>"
+    text = before + "<|close|>response<|sep|>" + tools + "<|close|>message<|sep|>"
+    return calls, text, before
+
+
+HARMONY_TOKENS = ("<|end|>", "<|return|>", "<|call|>", "<|start|>", "<|channel|>", "<|message|>")
+
+
+@st.composite
+def harmony_documents(draw: st.DrawFn) -> Document:
+    bodies = text_without(*HARMONY_TOKENS)
+    messages = []
+    content = []
+    if draw(st.booleans()):
+        messages.append(f"<|channel|>analysis<|message|>{draw(bodies)}<|end|>")
+    if draw(st.booleans()):
+        preamble = draw(bodies)
+        content.append(preamble)
+        messages.append(f"<|channel|>commentary<|message|>{preamble}<|end|>")
+    calls = []
+    for _ in range(draw(st.integers(0, 3))):
+        name, arguments = draw(identifiers), draw(json_arguments)
+        body = json_text(draw, arguments)
+        if draw(st.booleans()):
+            header = f" to=functions.{name}<|channel|>commentary <|constrain|>json"
+        else:
+            header = f"<|channel|>commentary to=functions.{name} json"
+        messages.append(f"{header}<|message|>{body}<|call|>")
+        calls.append((name, compact(arguments), body))
+    if draw(st.booleans()):
+        final = draw(bodies)
+        content.append(final)
+        messages.append(f"<|channel|>final<|message|>{final}")
+    # The prompt wrote the first `<|start|>assistant`.
+    text = "<|start|>assistant".join(messages)
+    return calls, text, "".join(content)
+
+
 DOCUMENTS = {
     "hermes": hermes_documents(),
     "llama3_json": llama3_documents(),
     "mistral": mistral_documents(),
     "pythonic": pythonic_documents(),
     "qwen3_xml": qwen3_documents(),
+    "deepseek_v3": deepseek_v3_documents(),
+    "deepseek_v32": deepseek_v32_documents(),
+    "gemma4": gemma4_documents(),
+    "glm45": glm45_documents(),
+    "harmony": harmony_documents(),
+    "kimi_k2": kimi_k2_documents(),
+    "kimi_k3": kimi_k3_documents(),
 }
 
 SOUP = [
@@ -308,6 +554,48 @@ SOUP = [
     "#",
     "f(a=1)",
     "=",
+    "<|tool_call>call:f{",
+    "a:",
+    '<|"|>',
+    "<tool_call|>",
+    "<arg_key>a</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "<tool_call>f",
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁sep｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁calls▁end｜>",
+    "```json\n",
+    "<｜DSML｜function_calls>",
+    '<｜DSML｜invoke name="f">',
+    '<｜DSML｜parameter name="a" string="false">',
+    "</｜DSML｜parameter>",
+    "</｜DSML｜invoke>",
+    "</｜DSML｜function_calls>",
+    "<|tool_calls_section_begin|>",
+    "<|tool_call_begin|>functions.f:0",
+    "<|tool_call_argument_begin|>",
+    "<|tool_call_end|>",
+    "<|tool_calls_section_end|>",
+    "<|open|>tools<|sep|>",
+    '<|open|>call tool="f"<|sep|>',
+    '<|open|>argument key="a" type="number"<|sep|>',
+    "<|close|>argument<|sep|>",
+    "<|close|>call<|sep|>",
+    "<|close|>tools<|sep|>",
+    "<|close|>response<|sep|>",
+    "<|channel|>",
+    "analysis",
+    "commentary",
+    "final",
+    " to=functions.f",
+    "<|message|>",
+    "<|start|>assistant",
+    "<|end|>",
+    "<|call|>",
+    "<|constrain|>json",
 ]
 soup = st.lists(st.sampled_from(SOUP) | st.text(max_size=2), max_size=30).map("".join)
 
@@ -397,3 +685,36 @@ def test_auto_reads_a_document_as_its_own_format_does(fmt: str, data: st.DataObj
     own = parse(text, fmt)
     if auto.format == fmt:
         assert auto == own
+
+
+REASONING_SOUP = [
+    "<think>",
+    "</think>",
+    "<thi",
+    "[THINK]",
+    "[/THINK]",
+    "<|channel>thought",
+    "<channel|>",
+    "<|open|>think<|sep|>",
+    "<|close|>think<|sep|>",
+    "<|open|>response<|sep|>",
+    "<tool_call>",
+    " ",
+    "\n",
+    "x",
+    "é",
+]
+reasoning_soup = st.lists(st.sampled_from(REASONING_SOUP) | st.text(max_size=2), max_size=20).map(
+    "".join
+)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_reasoning_splits_alike_in_any_split(data: st.DataObject) -> None:
+    text = data.draw(reasoning_soup)
+    opened = data.draw(st.booleans())
+    expected = split_reasoning(text, open=opened)
+    splitter = ReasoningSplitter(open=opened)
+    pieces = [splitter.feed(piece) for piece in data.draw(splits(text))] + [splitter.close()]
+    assert ("".join(r for r, _ in pieces), "".join(c for _, c in pieces)) == expected

@@ -1,7 +1,8 @@
 """The vLLM tool-parser plugin's decisions, tested without vLLM.
 
 The plugin file only copies what `toolcall_sdk.vllm_plugin` decides into vLLM's classes;
-those decisions are tested here on Hermes answers whose tags arrive split at any character.
+those decisions are tested here on answers in every format whose tags arrive split at any
+character (Hermes in depth).
 The plugin on a real server is tested in tests/integration/test_plugin_live.py.
 """
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from toolcall_sdk.vllm_plugin import (
     PARSER_NAME,
     CallPiece,
+    FormatDeltas,
     HermesDeltas,
     Piece,
     extract,
@@ -265,3 +267,68 @@ def test_the_plugin_class_inside_vllm() -> None:
     assert info.tools_called
     assert [c.function.name for c in info.tool_calls] == ["get_weather", "get_order_status"]
     assert info.content == "Let me check the weather.\n\n\nDone."
+
+
+# Every format -------------------------------------------------------------------------------
+
+SAMPLES = {
+    "hermes": 'Checking. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
+    "llama3_json": '<|python_tag|>{"name": "f", "parameters": {"a": 1}}',
+    "mistral": 'Checking. [TOOL_CALLS]f[ARGS]{"a": 1}',
+    "pythonic": "[f(a=1)]",
+    "qwen3_xml": "Checking. <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"
+    "</function>\n</tool_call>",
+    "deepseek_v3": "Checking. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>"
+    '{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    "deepseek_v32": 'Checking. <｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n'
+    '<｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+    "</｜DSML｜function_calls>",
+    "gemma4": "Checking. <|tool_call>call:f{a:1}<tool_call|>",
+    "glm45": "Checking. <tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+    "harmony": "<|channel|>commentary<|message|>Checking. <|end|><|start|>assistant "
+    'to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>',
+    "kimi_k2": "Checking. <|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+    '<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|><|tool_calls_section_end|>',
+    "kimi_k3": 'Checking. <|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="f" '
+    'index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|>'
+    "<|close|>call<|sep|><|close|>tools<|sep|>",
+}
+
+
+def test_a_parser_name_for_every_format() -> None:
+    from toolcall_sdk.parsing import FORMATS
+    from toolcall_sdk.vllm_plugin import PARSER_NAMES, parser_name
+
+    assert set(SAMPLES) == set(FORMATS)
+    assert {fmt: f"toolcall_{fmt}" for fmt in FORMATS} == PARSER_NAMES
+    assert parser_name("Qwen/Qwen3.5-9B") == "toolcall_qwen3_xml"
+    assert parser_name("glm47") == "toolcall_glm45"
+    assert plugin_args("openai/gpt-oss-20b")[-2:] == ["--tool-call-parser", "toolcall_harmony"]
+    with pytest.raises(ValueError, match="the plugin reads hermes"):
+        parser_name("no-such-model")
+
+
+@pytest.mark.parametrize(("fmt", "answer"), SAMPLES.items())
+def test_every_format_streams_like_its_whole_answer(fmt: str, answer: str) -> None:
+    deltas = FormatDeltas(fmt, ids())
+    pieces = [deltas.feed(c) for c in answer] + [deltas.close()]
+    content, calls = assemble([p for p in pieces if p is not None])
+    whole = extract(answer, ids(), format=fmt)
+
+    assert [(n, json.loads(a)) for _, n, a in calls] == [("f", {"a": 1})]
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in whole.calls] == [
+        ("call-0", "f", {"a": 1})
+    ]
+    expected = "" if fmt in ("llama3_json", "pythonic") else "Checking. "
+    assert content == expected
+    assert whole.content == (expected or None)
+
+
+def test_bare_text_values_are_typed_by_the_request_schemas() -> None:
+    answer = "<tool_call>f<arg_key>code</arg_key><arg_value>007</arg_value>"
+    answer += "<arg_key>n</arg_key><arg_value>7</arg_value></tool_call>"
+    schemas = {"f": {"properties": {"code": {"type": "string"}, "n": {"type": "integer"}}}}
+
+    (call,) = extract(answer, format="glm45", schemas=schemas).calls
+
+    assert json.loads(call.arguments) == {"code": "007", "n": 7}

@@ -1,0 +1,251 @@
+"""The engine for formats whose calls sit in marked regions read as a whole.
+
+GLM, Gemma 4, DeepSeek, Kimi and Qwen3 XML open a region with a tag (`<tool_call>`,
+`<|tool_call>`, `<｜tool▁calls▁begin｜>`, ...) and close it with another. What closes it
+depends on where the reader stands inside it: a closing tag inside a string value or a
+JSON string is part of the value. Each format gives a `Scanner` that follows its own
+structure, reading each character once, and says where the region ends; the region is then
+read whole by the format's `_region`.
+
+- Text outside regions is released as soon as it cannot become a tag; tags of the format
+  that are markup but open no region (a stray `</tool_call>`) are removed.
+- A region the text ends inside (the output ran into `max_tokens`) gives the calls it
+  completed (a section cut in its second call keeps its first) and no text.
+- A closed region that holds no call the format can read stays text.
+
+Calls are known when their region closes: each arrives as `CallStarted`, one
+`ArgumentsDelta` with its arguments, `CallFinished`, unless the format previews them as its
+scanner reads them (`_preview_region`: Qwen3 XML sends a call's name, then its parameters one at a
+time).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from toolcall_sdk.parsing._base import FormatStream
+from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at
+from toolcall_sdk.parsing._markup import TagSet
+from toolcall_sdk.parsing._types import ParsedCall
+from toolcall_sdk.parsing._values import Schemas
+
+__all__ = ["JsonSectionScanner", "RegionStream", "Scanner", "ValueScanner", "json_span"]
+
+
+class Scanner(ABC):
+    """Follows one region's structure as its text arrives, to find where it ends."""
+
+    @abstractmethod
+    def advance(self, buf: str, final: bool) -> int:
+        """Read on; the index just past the region, or -1 while it is open (with `final`:
+        the text ended inside it)."""
+
+    @abstractmethod
+    def shift(self, offset: int) -> None:
+        """Move stored indexes left by `offset`."""
+
+
+class ValueScanner(Scanner):
+    """A region closed by `end`, outside values that run from an opener in `values` to its
+    closer: `end` inside a value is part of the value.
+
+    Args:
+        pos: Where the region's body starts.
+        end: The tag that closes the region.
+        values: `{opener: closer}` of the values, e.g. `{'<|"|>': '<|"|>'}`.
+        fallback: A value still open when the text ends closes at the first `end` after
+            its opener (a model that left out the value's closer).
+    """
+
+    __slots__ = ("_closer", "_end", "_fallback", "_opened", "_outside", "_values", "pos")
+
+    def __init__(
+        self, pos: int, end: str, values: dict[str, str], *, fallback: bool = False
+    ) -> None:
+        self.pos = pos
+        self._end = end
+        self._values = values
+        self._outside = TagSet.of(end, *values)
+        self._closer: TagSet | None = None
+        self._opened = -1
+        self._fallback = fallback
+
+    def advance(self, buf: str, final: bool) -> int:
+        while True:
+            closer = self._closer
+            tags = self._outside if closer is None else closer
+            i, tag = tags.find(buf, self.pos)
+            if i < 0:
+                if final and closer is not None and self._fallback:
+                    j = buf.find(self._end, self._opened)
+                    return j + len(self._end) if j >= 0 else -1
+                self.pos = len(buf) if final else tags.hold_from(buf, self.pos)
+                return -1
+            self.pos = i + len(tag)
+            if closer is not None:
+                self._closer = None
+            elif tag == self._end:
+                return self.pos
+            else:
+                self._closer = TagSet.of(self._values[tag])
+                self._opened = i
+
+    def shift(self, offset: int) -> None:
+        self.pos -= offset
+        self._opened -= offset
+
+
+class JsonSectionScanner(Scanner):
+    """A section of calls whose arguments are JSON (DeepSeek V3, Kimi K2), closed by `end`.
+
+    After each `args` tag the arguments start at the first `{`, unless one of `stops` (a
+    call's end, the next call) comes first, and are followed as JSON to their end: any tag
+    inside a JSON string is part of it. JSON that never closes leaves the section open.
+    """
+
+    __slots__ = ("_args", "_end", "_outside", "_seek", "_stops", "_walker", "pos")
+
+    def __init__(self, pos: int, end: str, args: str, stops: tuple[str, ...]) -> None:
+        self.pos = pos
+        self._end = end
+        self._args = args
+        self._outside = TagSet.of(end, args)
+        self._seek: TagSet | None = None
+        self._walker: JsonWalker | None = None
+        self._stops = TagSet.of("{", *stops)
+
+    def advance(self, buf: str, final: bool) -> int:
+        while True:
+            walker = self._walker
+            if walker is not None:
+                if walker.advance(buf, len(buf)) != DONE:
+                    return -1
+                self.pos = walker.end
+                self._walker = None
+                continue
+            tags = self._outside if self._seek is None else self._seek
+            i, tag = tags.find(buf, self.pos)
+            if i < 0:
+                self.pos = len(buf) if final else tags.hold_from(buf, self.pos)
+                return -1
+            if self._seek is not None:
+                self._seek = None
+                if tag == "{":
+                    # Whole JSON decodes in C; JSON still arriving (or broken) is walked.
+                    decoded = decode_at(buf, i)
+                    if decoded is not None:
+                        self.pos = decoded[1]
+                    else:
+                        self._walker = JsonWalker(i)
+                else:
+                    self.pos = i  # a call's end before any arguments: read it outside
+                continue
+            self.pos = i + len(tag)
+            if tag == self._end:
+                return self.pos
+            self._seek = self._stops
+
+    def shift(self, offset: int) -> None:
+        self.pos -= offset
+        if self._walker is not None:
+            self._walker.shift(offset)
+
+
+def json_span(text: str, start: int, stops: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the JSON arguments after `start` lie, as `JsonSectionScanner` reads them: from
+    the first `{` (unless a tag in `stops` comes first) to where its brackets balance.
+
+    Returns:
+        `(start, end)`, or None when no `{` comes first or the JSON never closes.
+    """
+    brace = text.find("{", start)
+    if brace < 0:
+        return None
+    for stop in stops:
+        i = text.find(stop, start, brace)
+        if i >= 0:
+            return None
+    decoded = decode_at(text, brace)
+    if decoded is not None:
+        return brace, decoded[1]
+    walker = JsonWalker(brace)
+    if walker.advance(text, len(text)) != DONE:
+        return None
+    return brace, walker.end
+
+
+class RegionStream(FormatStream):
+    """Base of the region formats; subclasses fill in the class variables and hooks."""
+
+    _PROSE_TAGS: ClassVar[TagSet]  # region openers, and markup removed from the text
+    _REGIONS: ClassVar[frozenset[str]]  # the prose tags that open a region
+
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
+        self._mark = 0  # start of unreleased text, or of the current region
+        self._scan = 0  # where the search for tags resumes
+        self._tag = ""  # the current region's opening tag
+        self._scanner: Scanner | None = None
+        self._previewed = 0  # calls of the current region `_preview_region` started
+
+    @abstractmethod
+    def _open(self, tag: str, start: int, body: int) -> Scanner:
+        """The scanner of a region opened by `tag` at `start`, its body from `body`."""
+
+    @abstractmethod
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        """The calls of a region (`closed` false: the text ended inside it, give the calls
+        it completed), or None when a closed region holds none the format can read."""
+
+    def _preview_region(self, buf: str) -> None:  # most formats send no previews
+        """Send events for what the scanner has read of the region so far; count each call
+        started in `_previewed`, in order (`_region` must then return those calls first)."""
+
+    def _shift(self, offset: int) -> None:
+        self._mark -= offset
+        self._scan -= offset
+        if self._scanner is not None:
+            self._scanner.shift(offset)
+
+    def _process(self, buf: str, final: bool) -> int:
+        n = len(buf)
+        tags = self._PROSE_TAGS
+        while True:
+            scanner = self._scanner
+            if scanner is None:
+                i, tag = tags.find(buf, self._scan)
+                if i < 0:
+                    hold = n if final else max(self._mark, tags.hold_from(buf, self._scan))
+                    self._text(buf[self._mark : hold])
+                    self._mark = self._scan = hold
+                    return hold
+                self._text(buf[self._mark : i])
+                if tag in self._REGIONS:
+                    self._mark = i
+                    self._tag = tag
+                    self._scanner = self._open(tag, i, i + len(tag))
+                else:  # markup outside any region: removed
+                    self._mark = self._scan = i + len(tag)
+                continue
+            end = scanner.advance(buf, final)
+            if self._emit:
+                self._preview_region(buf)
+            if end < 0 and not final:
+                return self._mark
+            stop = end if end >= 0 else n
+            calls = self._region(buf[self._mark : stop], self._tag, end >= 0)
+            if calls is None:
+                if end >= 0:
+                    self._text(buf[self._mark : stop])
+            else:
+                for call in calls:
+                    if self._previewed:
+                        self._previewed -= 1
+                    elif self._emit:
+                        self._start(call.name)
+                        self._args(call.arguments)
+                    self._finish(call)
+            self._previewed = 0
+            self._scanner = None
+            self._mark = self._scan = stop

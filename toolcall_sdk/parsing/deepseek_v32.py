@@ -1,0 +1,118 @@
+"""DeepSeek V3.2 / V4 / V4.1 format ("DSML"): calls as XML-like elements.
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="get_weather">
+    <｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>
+    <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+V3.2 names the section `function_calls`, V4 `tool_calls`, V4.1 `calls` with a space after the
+`｜DSML｜` token; all read the same. A parameter with `string="true"` is the string written,
+unescaped; with `string="false"` it is JSON (`3`, `null`, `{"a": 1}`); without the attribute
+the parameter's schema types it. A value ends at its closing tag, so DSML tags written inside
+a value are text. `<｜DSML｜invoke name="f"/>` is a call without arguments.
+
+Text before and after the section is kept. A call the output ends inside is no call (a
+section cut in its second call keeps its first); a section without a well-formed call stays
+text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from toolcall_sdk.parsing._json import dumps
+from toolcall_sdk.parsing._markup import TagSet
+from toolcall_sdk.parsing._regions import RegionStream, Scanner, ValueScanner
+from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas, parameter_types, text_value
+
+__all__ = ["FORMAT", "SECTIONS", "DeepSeekV32Stream", "parse"]
+
+FORMAT: Final = "deepseek_v32"
+_DSML: Final = "｜DSML｜"
+SECTIONS: Final = tuple(
+    f"<{_DSML}{space}{name}>"
+    for name in ("function_calls", "tool_calls", "calls")
+    for space in ("", " ")
+)
+_SECTION_ENDS: Final = {opener: "</" + opener[1:] for opener in SECTIONS}
+_VALUES: Final = {f"<{_DSML}{space}parameter": f"</{_DSML}{space}parameter>" for space in ("", " ")}
+_INVOKE: Final = re.compile(rf'<{_DSML} ?invoke\s+name="([^"]*)"\s*(/?)>')
+_INVOKE_END: Final = re.compile(rf"</{_DSML} ?invoke>")
+_PARAMETER: Final = re.compile(rf'<{_DSML} ?parameter\s+name="([^"]*)"((?:\s+[\w-]+="[^"]*")*)\s*>')
+_PARAMETER_END: Final = re.compile(rf"</{_DSML} ?parameter>")
+_STRING: Final = re.compile(r'\bstring="(true|false)"')
+_BLANK: Final = " \t\r\n"
+
+
+def parse(text: str, *, schemas: Schemas | None = None) -> ParseResult:
+    """Read every DSML call in `text`.
+
+    Args:
+        text: Model output.
+        schemas: Parameter schemas by tool name (types values without a `string` attribute).
+
+    Returns:
+        The calls, and the text without the section.
+    """
+    return DeepSeekV32Stream.parse_text(text, schemas)
+
+
+def calls_from_section(section: str, schemas: Schemas | None) -> list[ParsedCall]:
+    """The complete, well-formed invocations of a section, in order."""
+    calls: list[ParsedCall] = []
+    pos = 0
+    while True:
+        invoke = _INVOKE.search(section, pos)
+        if invoke is None:
+            return calls
+        name = invoke.group(1)
+        if invoke.group(2):  # <｜DSML｜invoke name="f"/>
+            calls.append(ParsedCall(name, "{}", invoke.group(0)))
+            pos = invoke.end()
+            continue
+        kinds = parameter_types(schemas, name)
+        arguments: dict[str, Any] = {}
+        pos = invoke.end()
+        while True:
+            parameter = _PARAMETER.search(section, pos)
+            end = _INVOKE_END.search(section, pos)
+            if end is not None and (parameter is None or end.start() < parameter.start()):
+                if section[pos : end.start()].strip(_BLANK):
+                    return calls
+                calls.append(
+                    ParsedCall(name, dumps(arguments), section[invoke.start() : end.end()])
+                )
+                pos = end.end()
+                break
+            if parameter is None or section[pos : parameter.start()].strip(_BLANK):
+                return calls  # cut off, or not DSML
+            close = _PARAMETER_END.search(section, parameter.end())
+            if close is None:
+                return calls
+            raw = section[parameter.end() : close.start()]
+            string = _STRING.search(parameter.group(2))
+            key = parameter.group(1)
+            if string is not None and string.group(1) == "true":
+                arguments[key] = raw
+            else:
+                arguments[key] = text_value(raw, None if string else kinds.get(key))
+            pos = close.end()
+
+
+class DeepSeekV32Stream(RegionStream):
+    """Incremental DSML parser (see `RegionStream`)."""
+
+    format = FORMAT
+    _PROSE_TAGS = TagSet(*SECTIONS)
+    _REGIONS = frozenset(SECTIONS)
+
+    def _open(self, tag: str, start: int, body: int) -> Scanner:
+        return ValueScanner(body, _SECTION_ENDS[tag], _VALUES)
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        calls = calls_from_section(region, self._schemas)
+        return None if closed and not calls else calls
