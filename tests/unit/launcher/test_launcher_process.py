@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,13 @@ if mode == "serve_then_exit":  # leave FAKE_LIFETIME seconds after the first /he
         server.handle_request()
     print("INFO leaving on my own", flush=True)
     sys.exit(0)
-server.serve_forever()
+# Never outlive a test that lost track of it: a hang would stall the whole suite.
+server.timeout = 0.2
+deadline = time.monotonic() + float(os.environ.get("FAKE_MAX_LIFETIME", "120"))
+while time.monotonic() < deadline:
+    server.handle_request()
+print("INFO fake vLLM outlived its test", flush=True)
+sys.exit(3)
 """
 
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -254,17 +261,30 @@ def test_cli_early_exit_shows_tail_and_cause(fake_vllm: list[str], tmp_path: Pat
 
 class _SignalWhenReady(io.StringIO):
     """Standard output that sends a signal to this process once the server is ready,
-    as a user pressing Ctrl-C (or a supervisor sending SIGTERM) would."""
+    as a user pressing Ctrl-C (or a supervisor sending SIGTERM) would.
+
+    A signal that lands while Python runs a finaliser is swallowed there ("Exception
+    ignored in ..."), so a watcher sends it again each second until the launch returns,
+    as a user would press Ctrl-C again.
+    """
 
     def __init__(self, signum: signal.Signals) -> None:
         super().__init__()
         self.signum = signum
+        self.returned = threading.Event()
 
     def write(self, text: str) -> int:
         written = super().write(text)
         if text.startswith("vLLM is ready"):
             os.kill(os.getpid(), self.signum)
+            threading.Thread(target=self._again, daemon=True).start()
         return written
+
+    def _again(self) -> None:
+        for _ in range(10):
+            if self.returned.wait(1.0):
+                return
+            os.kill(os.getpid(), self.signum)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -285,6 +305,7 @@ def test_cli_forwards_ctrl_c_and_sigterm_and_shuts_down(
         err=err,
         env={"FAKE_RECORD": str(record)},
     )
+    out.returned.set()
 
     assert code == 0
     assert "vLLM is ready" in out.getvalue()
