@@ -40,6 +40,9 @@ else
     # fallbacks).
     ./scripts/install-torch-cpu.sh "$VENV/bin/python"
     pip_ install --quiet -e ".[dev,router,embeds]" -e ./demo-model
+    # The agent frameworks the proxy's integration tests drive: a dependency group (pip 25.1+).
+    pip_ install --quiet --upgrade "pip>=25.1"
+    pip_ install --quiet --group frameworks
 fi
 # BFCL data for the router/eval tests: without its dependencies (they pull CUDA torch and
 # every provider SDK; the data loader needs none of them).
