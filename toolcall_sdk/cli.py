@@ -442,6 +442,15 @@ def proxy(
             "never (plain answer)."
         ),
     ] = "llm",
+    call_tool_choice: Annotated[
+        str,
+        typer.Option(
+            "--call-tool-choice",
+            help="tool_choice of the call the router decided on: required (forced, the "
+            "default) or auto (calls read and recovered from the answer; for models that "
+            "call worse under constrained decoding). A caller's required/named is forced.",
+        ),
+    ] = "required",
     timeout: Annotated[float, typer.Option(help="Seconds per upstream request.")] = 120.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
@@ -462,6 +471,7 @@ def proxy(
             upstream_api_key=upstream_api_key,
             max_retries=max_retries,
             router=router,
+            call_tool_choice=call_tool_choice,
             timeout=timeout,
         )
     except ProxyConfigError as exc:

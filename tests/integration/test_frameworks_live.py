@@ -2,13 +2,16 @@
 
 Each framework's own code talks to a server started with the wrong `--tool-call-parser`:
 straight to vLLM the call stays in the text (no tool call: the framework sees a plain
-answer), and with only `base_url` changed to the proxy the same code gets a validated call.
+answer), and with only `base_url` changed to the proxy the same code gets a validated call,
+recovered from the text (`call_tool_choice="auto"`: the demo model writes its calls well only
+in its own markup).
 The frameworks live in the `frameworks` dependency group (scripts/test.sh installs it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -17,13 +20,17 @@ import pytest
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.proxy import create_app, serve_in_thread
 from toolcall_sdk_demo import SERVED_MODEL_NAME
+from toolcall_sdk_demo.tools import get_weather as demo_weather
 
 QUESTION = "What's the weather in Paris?"
+# The tool as the demo model was trained on it, handed to each framework as plain JSON
+# Schema (the tiny model copies arguments well only for the definitions it knows).
+WEATHER = demo_weather.openai_schema(strict=False)["function"]
 ran: list[dict[str, str]] = []
 
 
 def get_weather(city: str, unit: str = "celsius") -> str:
-    """Current weather for a city."""
+    """Get the current weather for a city."""
     ran.append({"city": city, "unit": unit})
     return f"18 degrees {unit} in {city}"
 
@@ -33,7 +40,7 @@ def via_proxy(wrong_parser_server: Server) -> Iterator[Callable[[], str]]:
     with contextlib.ExitStack() as stack:
 
         def start() -> str:
-            app = create_app(wrong_parser_server.base_url, router="always")
+            app = create_app(wrong_parser_server.base_url, router="always", call_tool_choice="auto")
             return stack.enter_context(serve_in_thread(app))
 
         yield start
@@ -53,7 +60,7 @@ def test_langchain_chat_openai_bind_tools(
             max_tokens=200,
             max_retries=0,
         )
-        return llm.bind_tools([get_weather]).invoke(QUESTION)
+        return llm.bind_tools([{"type": "function", "function": WEATHER}]).invoke(QUESTION)
 
     direct = ask(wrong_parser_server.base_url)
     assert direct.tool_calls == []
@@ -73,12 +80,23 @@ def test_openai_agents_chat_completions_model(
 
     agents.set_tracing_disabled(True)
 
+    async def invoke(context: Any, arguments: str) -> str:
+        return get_weather(**json.loads(arguments))
+
+    weather = agents.FunctionTool(
+        name=WEATHER["name"],
+        description=WEATHER["description"],
+        params_json_schema=WEATHER["parameters"],
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )
+
     def run(base_url: str) -> Any:
         client = openai.AsyncOpenAI(base_url=base_url, api_key="EMPTY", max_retries=0)
         agent = agents.Agent(
             name="weather",
-            instructions="Answer with the weather tool.",
-            tools=[agents.function_tool(get_weather)],
+            instructions="",
+            tools=[weather],
             model=agents.OpenAIChatCompletionsModel(model=SERVED_MODEL_NAME, openai_client=client),
             model_settings=agents.ModelSettings(temperature=0, max_tokens=200),
             tool_use_behavior="stop_on_first_tool",
@@ -108,16 +126,9 @@ def test_pydantic_ai_openai_model(
     from pydantic_ai.tools import ToolDefinition
 
     weather = ToolDefinition(
-        name="get_weather",
-        description="Current weather for a city.",
-        parameters_json_schema={
-            "type": "object",
-            "properties": {
-                "city": {"type": "string"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-            },
-            "required": ["city"],
-        },
+        name=WEATHER["name"],
+        description=WEATHER["description"],
+        parameters_json_schema=WEATHER["parameters"],
     )
 
     def ask(base_url: str) -> Any:

@@ -3,11 +3,12 @@
 Each case shows the pair: the same `openai` code straight against vLLM, then with its
 `base_url` pointed at the proxy. Behind the wrong `--tool-call-parser` the direct call gets no
 `tool_calls` (the call stays in `content`); through the proxy the same request returns a
-validated call (forced, so vLLM's structured output bypasses the broken parser, and
-recovered from the text if it did not). The demo model is not trained on the router prompt,
-so the proxy runs with `router="always"`.
+validated call, recovered from the text the server's parser could not read. The demo
+model is not trained on the router prompt, so the proxy runs with `router="always"`, and it
+writes its calls well only in its own markup (under a grammar-forced call it copies
+arguments badly), so the proxy's call runs with `call_tool_choice="auto"`.
 
-The framework clients (openai-agents, LangChain, pydantic-ai) are left to a later change.
+The agent frameworks (openai-agents, LangChain, pydantic-ai) are in test_frameworks_live.py.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def proxy_to() -> Iterator[Callable[[Server], str]]:
     with contextlib.ExitStack() as stack:
 
         def start(server: Server) -> str:
-            app = create_app(server.base_url, router="always")
+            app = create_app(server.base_url, router="always", call_tool_choice="auto")
             return stack.enter_context(serve_in_thread(app))
 
         yield start

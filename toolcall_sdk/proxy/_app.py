@@ -146,7 +146,9 @@ class _Proxy:
         if not has_tools(body):
             return await self._pass_through(request, raw, "/chat/completions", started)
         try:
-            tool_request = read_tool_request(body, router=self.config.router)
+            tool_request = read_tool_request(
+                body, router=self.config.router, call_tool_choice=self.config.call_tool_choice
+            )
             client = self.clients.get(tool_request, request.headers.get("authorization"))
         except BadRequest as exc:
             return self._error(bad_request(str(exc), param=exc.param), "bad_request", started)

@@ -73,6 +73,7 @@ class ClientCache:
             api_key=api_key,
             max_retries=self._config.max_retries,
             router=request.router,
+            tool_choice="auto" if request.call_tool_choice == "auto" else "required",
             temperature=request.temperature,
             max_tokens=request.max_tokens,
             parallel_tool_calls=request.parallel_tool_calls,

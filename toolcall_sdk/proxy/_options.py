@@ -45,6 +45,12 @@ class ProxyOptions(TypedDict, total=False):
         max_retries: Feedback retries after the first forced call (as in the client).
         router: How a request with `tool_choice` `"auto"` (or none) is routed: `"llm"`,
             `"always"` or `"never"`.
+        call_tool_choice: The `tool_choice` of the call the router decided on: `"required"`
+            (forced, named when one tool is left; the default) or `"auto"`, for servers or
+            models that call worse under grammar-constrained decoding (the CPU demo model,
+            trained on its own markup): the answer's calls are then read, recovered from the
+            text if the server's parser missed them, validated and retried as usual. A
+            caller's own `tool_choice="required"` or named function is always forced.
         timeout: Seconds per upstream request.
         retry: Transport retries toward the upstream(s) (429, 5xx, dropped connections).
         max_clients: Ready pipeline clients kept (one per tool set and options).
@@ -56,6 +62,7 @@ class ProxyOptions(TypedDict, total=False):
     upstream_api_key: str | None
     max_retries: int
     router: str
+    call_tool_choice: str
     timeout: float
     retry: RetryPolicy | None
     max_clients: int
@@ -71,6 +78,7 @@ class ProxyConfig:
     upstream_api_key: str | None = None
     max_retries: int = 2
     router: str = "llm"
+    call_tool_choice: str = "required"
     timeout: float = 120.0
     retry: RetryPolicy | None = None
     max_clients: int = DEFAULT_MAX_CLIENTS
@@ -96,6 +104,11 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     router = options.get("router", "llm")
     if router not in ROUTERS:
         raise ProxyConfigError(f"--router must be one of {', '.join(ROUTERS)} (got {router!r})")
+    call_tool_choice = options.get("call_tool_choice", "required")
+    if call_tool_choice not in ("required", "auto"):
+        raise ProxyConfigError(
+            f"--call-tool-choice must be required or auto (got {call_tool_choice!r})"
+        )
     max_retries = options.get("max_retries", 2)
     if max_retries < 0:
         raise ProxyConfigError(f"--max-retries must be 0 or more (got {max_retries})")
@@ -111,6 +124,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         upstream_api_key=options.get("upstream_api_key") or None,
         max_retries=max_retries,
         router=router,
+        call_tool_choice=call_tool_choice,
         timeout=timeout,
         retry=options.get("retry"),
         max_clients=max_clients,

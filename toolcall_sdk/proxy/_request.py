@@ -62,6 +62,8 @@ class ToolRequest:
         tools: The tool definitions the pipeline offers (only the named one when the
             caller named a function).
         router: `"always"`, `"never"` or the proxy's router.
+        call_tool_choice: The forced call's `tool_choice`: `"required"` (named when one tool
+            is left) when the caller asked for a call, else the proxy's `call_tool_choice`.
         route_by: What decided the route, for the headers: `tool_choice=...` or
             `router=...`.
         temperature: Sent with every forced-call and plain-answer request.
@@ -83,6 +85,7 @@ class ToolRequest:
     extra_body: dict[str, Any] = field(default_factory=dict)
     stream: bool = False
     include_usage: bool = False
+    call_tool_choice: str = "required"
 
     def client_key(self, authorization: str | None) -> str:
         """Canonical JSON of what makes a pipeline client: requests that agree share one.
@@ -94,6 +97,7 @@ class ToolRequest:
             "model": self.model,
             "tools": self.tools,
             "router": self.router,
+            "call_tool_choice": self.call_tool_choice,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "parallel_tool_calls": self.parallel_tool_calls,
@@ -108,12 +112,16 @@ def has_tools(body: Any) -> bool:
     return isinstance(body, dict) and isinstance(body.get("tools"), list) and bool(body["tools"])
 
 
-def read_tool_request(body: Mapping[str, Any], *, router: str) -> ToolRequest:
+def read_tool_request(
+    body: Mapping[str, Any], *, router: str, call_tool_choice: str = "required"
+) -> ToolRequest:
     """Read a chat-completions body that carries tools.
 
     Args:
         body: The parsed JSON body.
         router: The proxy's router for `tool_choice="auto"`.
+        call_tool_choice: The forced call's `tool_choice` when the router (not the caller)
+            decided a call.
 
     Raises:
         BadRequest: A field the pipeline cannot serve (with the field named).
@@ -132,7 +140,11 @@ def read_tool_request(body: Mapping[str, Any], *, router: str) -> ToolRequest:
         raise BadRequest(
             "'n' must be 1 with tools: the proxy validates one answer per request", param="n"
         )
-    tools, chosen_router, route_by = _route(body.get("tool_choice"), tools, router)
+    choice = body.get("tool_choice")
+    tools, chosen_router, route_by = _route(choice, tools, router)
+    # A caller who asked for a call gets a forced one; otherwise the proxy's setting holds.
+    forced = choice is None or choice == "auto"
+    stage_two = call_tool_choice if forced else "required"
     temperature = body.get("temperature")
     if temperature is not None and not _is_number(temperature):
         raise BadRequest("'temperature' must be a number", param="temperature")
@@ -157,6 +169,7 @@ def read_tool_request(body: Mapping[str, Any], *, router: str) -> ToolRequest:
         extra_body={k: v for k, v in body.items() if k not in _OWN_FIELDS},
         stream=stream,
         include_usage=include_usage,
+        call_tool_choice=stage_two,
     )
 
 

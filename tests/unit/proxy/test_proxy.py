@@ -447,3 +447,30 @@ def test_binding_beyond_loopback_needs_an_api_key(host: str) -> None:
 def test_invalid_options_are_refused(upstream: Any, options: dict[str, Any], message: str) -> None:
     with pytest.raises(ProxyConfigError, match=message):
         create_app(upstream, **options)
+
+
+async def test_call_tool_choice_auto_reads_the_call_from_the_text() -> None:
+    # A model that calls well only in its own markup: the router's call is asked with
+    # tool_choice="auto" and the call left in the text is recovered and validated.
+    leaked = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    model = ScriptedModel([text(leaked)])
+    async with proxy_for(model, call_tool_choice="auto") as caller:
+        response = await caller.post("/v1/chat/completions", json=chat())
+
+    assert calls_of(response) == [("get_weather", {"city": "Oslo"})]
+    assert response.headers["x-toolcall-parser-miss"] == "1"
+    [request] = model.chat_requests
+    assert request.tool_choice == "auto"
+
+
+async def test_call_tool_choice_auto_still_forces_a_callers_required() -> None:
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})])
+    async with proxy_for(model, call_tool_choice="auto") as caller:
+        await caller.post("/v1/chat/completions", json=chat(tool_choice="required"))
+
+    assert model.chat_requests[0].tool_choice == "required"
+
+
+async def test_call_tool_choice_is_checked() -> None:
+    with pytest.raises(ProxyConfigError, match="--call-tool-choice must be required or auto"):
+        create_app("http://127.0.0.1:9/v1", call_tool_choice="named")
