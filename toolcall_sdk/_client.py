@@ -402,8 +402,9 @@ class ToolCallClient(_ClientCore):
     the same while yielding typed events for a UI (see `toolcall_sdk._events`).
 
     Args:
-        base_url: The server's `/v1` URL, or a list of them (the client rotates between
-            them and fails over on connection errors and 5xx). Defaults to
+        base_url: The server's `/v1` URL, or a list of them: each request goes to the
+            healthy server with the fewest requests outstanding and fails over on
+            connection errors, timeouts and 5xx (see `balance`). Defaults to
             `$TOOLCALL_BASE_URL` or `http://localhost:8000/v1`.
         model: The served model name.
         tools: Functions, `@tool` objects or Pydantic model classes.
@@ -434,6 +435,9 @@ class ToolCallClient(_ClientCore):
             `complete_embeds()` tensors of another width are refused before sending
             (`PromptEmbedsError`). When None it is read from the model's `config.json` if
             the server's model folder is on this machine; see docs/prompt-embeds.md.
+        balance: How several servers share the requests (`BalancePolicy`): affinity
+            (default `"call"`: a call's requests stay on one healthy server) and the
+            cool-down of an unhealthy server. `servers` shows their state.
     """
 
     def __init__(
