@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from toolcall_sdk._version import __version__
 
 if TYPE_CHECKING:
+    from toolcall_sdk._balancer import BalancePolicy, ServerState
     from toolcall_sdk._client import (
         AsyncToolCallClient,
         ToolCallClient,
     )
-    from toolcall_sdk._balancer import BalancePolicy, ServerState
     from toolcall_sdk._context import RunContext
     from toolcall_sdk._extras import MissingDependencyError
     from toolcall_sdk._results import (
