@@ -60,7 +60,13 @@ PoolFactory = Callable[..., Any]
 def _hosts(models: list[ScriptedModel]) -> httpx2.MockTransport:
     """One transport for several models: `s0.test` is the first, `s1.test` the second..."""
     handlers = {f"s{i}.test": model.transport().handler for i, model in enumerate(models)}
-    return httpx2.MockTransport(lambda request: handlers[request.url.host](request))
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        response = handlers[request.url.host](request)
+        assert isinstance(response, httpx2.Response)  # the scripted handler is sync
+        return response
+
+    return httpx2.MockTransport(handle)
 
 
 @pytest.fixture
@@ -265,7 +271,7 @@ def test_a_live_stream_cut_midway_marks_its_server_and_frees_it(
 
 def test_the_balance_option_is_checked() -> None:
     with pytest.raises(InvalidArgumentError, match="balance must be a BalancePolicy"):
-        ToolCallClient(["http://a/v1", "http://b/v1"], model="m", balance="call")  # type: ignore[call-arg]
+        ToolCallClient(["http://a/v1", "http://b/v1"], model="m", balance="call")  # type: ignore[arg-type]
 
 
 def test_an_own_openai_client_is_one_server() -> None:
