@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from toolcall_sdk._version import __version__
 
 if TYPE_CHECKING:
+    from toolcall_sdk._balancer import BalancePolicy, ServerState
     from toolcall_sdk._client import (
         AsyncToolCallClient,
         ToolCallClient,
@@ -107,6 +108,7 @@ _LAZY: dict[str, str] = {
     "Attempt": "toolcall_sdk._results",
     "AttemptFailed": "toolcall_sdk.events",
     "AuthenticationError": "toolcall_sdk.errors",
+    "BalancePolicy": "toolcall_sdk._balancer",
     "ClientClosedError": "toolcall_sdk.errors",
     "ContentDelta": "toolcall_sdk.events",
     "ContextLengthExceededError": "toolcall_sdk.errors",
@@ -140,6 +142,7 @@ _LAZY: dict[str, str] = {
     "RunStopped": "toolcall_sdk.errors",
     "ServerConnectionError": "toolcall_sdk.errors",
     "ServerError": "toolcall_sdk.errors",
+    "ServerState": "toolcall_sdk._balancer",
     "ServerTimeoutError": "toolcall_sdk.errors",
     "ServerUnavailableError": "toolcall_sdk.errors",
     "Step": "toolcall_sdk._results",
@@ -188,6 +191,7 @@ __all__ = [
     "Attempt",
     "AttemptFailed",
     "AuthenticationError",
+    "BalancePolicy",
     "ClientClosedError",
     "ContentDelta",
     "ContextLengthExceededError",
@@ -221,6 +225,7 @@ __all__ = [
     "RunStopped",
     "ServerConnectionError",
     "ServerError",
+    "ServerState",
     "ServerTimeoutError",
     "ServerUnavailableError",
     "Step",

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
-import itertools
 import logging
 import threading
 import time
@@ -44,6 +43,7 @@ from typing import Any, NamedTuple, Unpack, assert_never
 import httpx2
 import openai
 
+from toolcall_sdk._balancer import BalancePolicy, Balancer, Pin, ServerState
 from toolcall_sdk._body import Limits
 from toolcall_sdk._errors import (
     ClientClosedError,
@@ -147,7 +147,7 @@ class _ClientCore:
         self._retry = o["retry"] or RetryPolicy()
         self._on_escalate = o["on_escalate"]
         self._default_headers = dict(o["default_headers"] or {})
-        self._next_endpoint = itertools.count()
+        self._balancer = Balancer(self._base_urls, o["balance"] or BalancePolicy())
         self._deadline = o["deadline"]
         self._max_bytes = o["max_response_bytes"]
         self._embeds = EmbedsSupport(
@@ -177,6 +177,11 @@ class _ClientCore:
     def base_urls(self) -> list[str]:
         """The servers this client talks to."""
         return list(self._base_urls)
+
+    @property
+    def servers(self) -> list[ServerState]:
+        """Each server as the balancer sees it now: url, healthy, outstanding, sent, ..."""
+        return self._balancer.states()
 
     def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
         self._check_open()
@@ -231,7 +236,13 @@ class _ClientCore:
         )
 
     def _plan(
-        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+        self,
+        request: ChatRequest,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
     ) -> Exchange:
         """How one request is sent: streamed or not, shown live or not, starting where."""
         # Routing answers are read whole: nothing in them is for a UI.
@@ -241,7 +252,8 @@ class _ClientCore:
             kwargs=self._request_kwargs(request, stream),
             stream=stream,
             events=self._answer_events(request) if live else None,
-            first=next(self._next_endpoint) % len(self._base_urls),
+            balancer=self._balancer,
+            pin=pin,
             limits=Limits(
                 deadline_at=deadline_at, deadline_s=self._deadline, max_bytes=self._max_bytes
             ),
@@ -260,7 +272,7 @@ class _ClientCore:
                 f"the server's answer could not be read: {exc}", body=str(exc)[:500]
             )
         tries = exchange.tries
-        url = self._base_urls[(exchange.first + max(tries, 1) - 1) % len(self._base_urls)]
+        url = self._base_urls[exchange.server]
         return translate_error(exc, base_url=url, model=self.model, tries=tries)
 
     def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
@@ -390,8 +402,9 @@ class ToolCallClient(_ClientCore):
     the same while yielding typed events for a UI (see `toolcall_sdk._events`).
 
     Args:
-        base_url: The server's `/v1` URL, or a list of them (the client rotates between
-            them and fails over on connection errors and 5xx). Defaults to
+        base_url: The server's `/v1` URL, or a list of them: each request goes to the
+            healthy server with the fewest requests outstanding and fails over on
+            connection errors, timeouts and 5xx (see `balance`). Defaults to
             `$TOOLCALL_BASE_URL` or `http://localhost:8000/v1`.
         model: The served model name.
         tools: Functions, `@tool` objects or Pydantic model classes.
@@ -422,6 +435,9 @@ class ToolCallClient(_ClientCore):
             `complete_embeds()` tensors of another width are refused before sending
             (`PromptEmbedsError`). When None it is read from the model's `config.json` if
             the server's model folder is on this machine; see docs/prompt-embeds.md.
+        balance: How several servers share the requests (`BalancePolicy`): affinity
+            (default `"call"`: a call's requests stay on one healthy server) and the
+            cool-down of an unhealthy server. `servers` shows their state.
     """
 
     def __init__(
@@ -439,6 +455,7 @@ class ToolCallClient(_ClientCore):
         if openai_client is not None:
             # One component counts attempts: the openai client's own retries are off.
             self._clients = [openai_client.with_options(max_retries=0)]
+            self._balancer = Balancer(self._base_urls[:1], self._balancer.policy)
         else:
             self._clients = [
                 openai.OpenAI(
@@ -635,6 +652,7 @@ class ToolCallClient(_ClientCore):
     def _events(self, steps: Steps, *, stream: bool, live: bool) -> Iterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         deadline_at = self._deadline_at()
+        pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
@@ -643,7 +661,7 @@ class ToolCallClient(_ClientCore):
                     case ChatRequest():
                         try:
                             for item in self._exchange(
-                                effect, stream=stream, live=live, deadline_at=deadline_at
+                                effect, stream=stream, live=live, deadline_at=deadline_at, pin=pin
                             ):
                                 if isinstance(item, Answer):
                                     value = item
@@ -675,7 +693,13 @@ class ToolCallClient(_ClientCore):
         return _run_coroutine(fallback) if inspect.isawaitable(fallback) else fallback
 
     def _exchange(
-        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+        self,
+        request: ChatRequest,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
     ) -> Iterator[_Live]:
         """Send one request (failover, transport retries); yield live events, then the answer.
 
@@ -683,10 +707,10 @@ class ToolCallClient(_ClientCore):
         opens, since a break after its first chunk cannot be taken back from the UI. Every
         read is bounded by the call's deadline and the size cap (`_body`).
         """
-        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at, pin=pin)
 
         def once() -> Answer | _Opened:
-            client = self._clients[exchange.next_index(len(self._clients))]
+            client = self._clients[exchange.acquire()]
             timeout = exchange.timeout(self._timeout)
             opening = client.chat.completions.with_streaming_response.create(
                 **exchange.kwargs, timeout=timeout
@@ -705,8 +729,9 @@ class ToolCallClient(_ClientCore):
                 opening.__exit__(None, None, None)
 
         try:
-            retry = retrying(self._retry, max_delay=exchange.limits.remaining())
-            opened = retry(once)
+            wait = exchange.wait(self._retry.backoff)
+            retry = retrying(self._retry, max_delay=exchange.limits.remaining(), wait=wait)
+            opened = retry(exchange.tracked(once))
             if isinstance(opened, Answer):
                 answer = opened
             else:
@@ -716,7 +741,11 @@ class ToolCallClient(_ClientCore):
                         yield from reader.feed(data)
                     last, answer = reader.finish()
                     yield from last
+                except BaseException as exc:
+                    exchange.release(exc)
+                    raise
                 finally:
+                    exchange.release(None)  # answered (after an error: already released)
                     opened.manager.__exit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
@@ -785,6 +814,7 @@ class AsyncToolCallClient(_ClientCore):
         super().__init__(base_url, model, options)
         if openai_client is not None:
             self._clients = [openai_client.with_options(max_retries=0)]
+            self._balancer = Balancer(self._base_urls[:1], self._balancer.policy)
         else:
             self._clients = [
                 openai.AsyncOpenAI(
@@ -883,6 +913,7 @@ class AsyncToolCallClient(_ClientCore):
     ) -> AsyncIterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         deadline_at = self._deadline_at()
+        pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
@@ -891,7 +922,7 @@ class AsyncToolCallClient(_ClientCore):
                     case ChatRequest():
                         try:
                             async for item in self._exchange(
-                                effect, stream=stream, live=live, deadline_at=deadline_at
+                                effect, stream=stream, live=live, deadline_at=deadline_at, pin=pin
                             ):
                                 if isinstance(item, Answer):
                                     value = item
@@ -923,13 +954,19 @@ class AsyncToolCallClient(_ClientCore):
         return await fallback if inspect.isawaitable(fallback) else fallback
 
     async def _exchange(
-        self, request: ChatRequest, *, stream: bool, live: bool, deadline_at: float
+        self,
+        request: ChatRequest,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._exchange`."""
-        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at)
+        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at, pin=pin)
 
         async def once() -> Answer | _AsyncOpened:
-            client = self._clients[exchange.next_index(len(self._clients))]
+            client = self._clients[exchange.acquire()]
             timeout = exchange.timeout(self._timeout)
             opening = client.chat.completions.with_streaming_response.create(
                 **exchange.kwargs, timeout=timeout
@@ -948,8 +985,9 @@ class AsyncToolCallClient(_ClientCore):
                 await opening.__aexit__(None, None, None)
 
         try:
-            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining())
-            opened: Answer | _AsyncOpened = await retry(once)
+            wait = exchange.wait(self._retry.backoff)
+            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining(), wait=wait)
+            opened: Answer | _AsyncOpened = await retry(exchange.atracked(once))
             if isinstance(opened, Answer):
                 answer = opened
             else:
@@ -961,7 +999,11 @@ class AsyncToolCallClient(_ClientCore):
                     last, answer = reader.finish()
                     for event in last:
                         yield event
+                except BaseException as exc:
+                    exchange.release(exc)
+                    raise
                 finally:
+                    exchange.release(None)  # answered (after an error: already released)
                     await opened.manager.__aexit__(None, None, None)
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc

@@ -1,29 +1,47 @@
 """One request on its way, free of I/O: where it goes, how long it may take, how it is read.
 
-Both twins send a request the same way: `Exchange` says which server to try next, the
-request's timeout within the call's deadline, and `AnswerReader` turns the bytes that come
-back (a JSON body or an event stream) into an `Answer` and, when the answer is shown live,
-into `stream()` events as they arrive.
+Both twins send a request the same way: `Exchange` asks the balancer (`_balancer`) which
+server each try goes to and tells it how the try ended, gives the request's timeout within
+the call's deadline, and `AnswerReader` turns the bytes that come back (a JSON body or an
+event stream) into an `Answer` and, when the answer is shown live, into `stream()` events
+as they arrive.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
+import httpx2
+import openai
+
+from toolcall_sdk._balancer import Balancer, Lease, Pin
 from toolcall_sdk._body import BodyReader, Limits, SseDecoder
 from toolcall_sdk._errors import MalformedResponseError, ServerConnectionError
 from toolcall_sdk._events import ToolCallEvent
 from toolcall_sdk._pipeline import Answer
 from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator, usage_of
 
-__all__ = ["AnswerReader", "Exchange", "answer_from_body"]
+__all__ = ["AnswerReader", "Exchange", "answer_from_body", "server_fault"]
+
+_T = TypeVar("_T")
 
 
 class Exchange:
-    """One request: its body, how it is read, which server to try next, its time budget."""
+    """One request: its body, how it is read, which servers it tried, its time budget."""
 
-    __slots__ = ("events", "first", "kwargs", "limits", "started", "stream", "tries")
+    __slots__ = (
+        "_balancer",
+        "_lease",
+        "_pin",
+        "events",
+        "kwargs",
+        "limits",
+        "started",
+        "stream",
+        "tried",
+    )
 
     def __init__(
         self,
@@ -31,22 +49,86 @@ class Exchange:
         kwargs: dict[str, Any],
         stream: bool,
         events: AnswerEvents | None,
-        first: int,
+        balancer: Balancer,
+        pin: Pin | None,
         limits: Limits,
     ) -> None:
         self.kwargs = kwargs
         self.stream = stream
         self.events = events  # None: read silently (a broken stream is then retried whole)
-        self.first = first
         self.limits = limits
-        self.tries = 0
+        self.tried: list[int] = []  # the server of each try, in order
         self.started = time.monotonic()
+        self._balancer = balancer
+        self._pin = pin
+        self._lease: Lease | None = None
 
-    def next_index(self, count: int) -> int:
-        """The server for the next try: failover walks the list from `first`."""
-        index = (self.first + self.tries) % count
-        self.tries += 1
-        return index
+    @property
+    def tries(self) -> int:
+        """Tries sent so far."""
+        return len(self.tried)
+
+    @property
+    def server(self) -> int:
+        """The server of the latest try (the first server before any)."""
+        return self.tried[-1] if self.tried else 0
+
+    def acquire(self) -> int:
+        """The server for the next try, counted as busy there until `release`."""
+        self.release(None)
+        self._lease = self._balancer.acquire(tried=self.tried, pin=self._pin)
+        self.tried.append(self._lease.server)
+        return self._lease.server
+
+    def release(self, error: BaseException | None) -> None:
+        """The try is over: answered (`error` None) or failed; once per try, later calls
+        do nothing."""
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            ok = True if error is None else (False if server_fault(error) else None)
+            self._balancer.release(lease, ok=ok)
+
+    def tracked(self, send: Callable[[], _T]) -> Callable[[], _T]:
+        """One try, released when it ends. An opened live stream (not an `Answer`) keeps
+        its server busy until the twin has read it and calls `release`."""
+
+        def attempt() -> _T:
+            try:
+                result = send()
+            except BaseException as exc:
+                self.release(exc)
+                raise
+            if isinstance(result, Answer):
+                self.release(None)
+            return result
+
+        return attempt
+
+    def atracked(self, send: Callable[[], Awaitable[_T]]) -> Callable[[], Awaitable[_T]]:
+        """The async `tracked`."""
+
+        async def attempt() -> _T:
+            try:
+                result = await send()
+            except BaseException as exc:
+                self.release(exc)
+                raise
+            if isinstance(result, Answer):
+                self.release(None)
+            return result
+
+        return attempt
+
+    def wait(self, backoff: Callable[[Any], float]) -> Callable[[Any], float]:
+        """The transport retries' wait: none when the next try goes to a server this
+        request has not tried (it has no reason to wait), else `backoff`."""
+
+        def wait(retry_state: Any) -> float:
+            if self._balancer.has_untried(self.tried):
+                return 0.0
+            return backoff(retry_state)
+
+        return wait
 
     def timeout(self, per_request: float) -> float:
         """This try's timeout: the client's, cut to what is left of the call's deadline.
@@ -132,6 +214,17 @@ class AnswerReader:
         for chunk in chunks:
             events.extend(self._events.add(chunk))
         return events
+
+
+def server_fault(error: BaseException) -> bool:
+    """Whether a failed try says its server is unwell: it could not be reached, dropped or
+    cut the connection, timed out, or answered 5xx. Other failures (4xx, a bad body, the
+    call's deadline, a cancelled task) say nothing about the server."""
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code >= 500
+    return isinstance(
+        error, (openai.APIConnectionError, httpx2.TransportError, ServerConnectionError)
+    )
 
 
 def answer_from_body(body: Any, latency: float) -> Answer:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from toolcall_sdk._balancer import BalancePolicy
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._pipeline import TOOL_CHOICES
@@ -73,6 +74,7 @@ class ClientOptions(TypedDict, total=False):
     deadline: float
     max_response_bytes: int
     hidden_size: int | None
+    balance: BalancePolicy | None
 
 
 DEFAULTS: ClientOptions = {
@@ -95,6 +97,7 @@ DEFAULTS: ClientOptions = {
     "deadline": DEFAULT_DEADLINE,
     "max_response_bytes": MAX_RESPONSE_BYTES,
     "hidden_size": None,
+    "balance": None,
 }
 
 
@@ -135,6 +138,11 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
         )
     if resolved["retry"] is not None and not isinstance(resolved["retry"], RetryPolicy):
         raise InvalidArgumentError(f"retry must be a RetryPolicy (got {resolved['retry']!r})")
+    if resolved["balance"] is not None and not isinstance(resolved["balance"], BalancePolicy):
+        raise InvalidArgumentError(
+            f"balance must be a BalancePolicy, e.g. BalancePolicy(affinity='none') "
+            f"(got {resolved['balance']!r})"
+        )
     for name in ("extra_body", "default_headers"):
         value = resolved[name]  # type: ignore[literal-required]
         if value is not None and not isinstance(value, Mapping):

@@ -125,28 +125,41 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
-def retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> Retrying:
-    """A tenacity controller for the sync client; `max_delay` caps the policy's deadline."""
-    kwargs = _controller_kwargs(policy, max_delay)
+def retrying(
+    policy: RetryPolicy,
+    *,
+    max_delay: float | None = None,
+    wait: Callable[[RetryCallState], float] | None = None,
+) -> Retrying:
+    """A tenacity controller for the sync client; `max_delay` caps the policy's deadline,
+    `wait` replaces its backoff (the failover waits for nothing: `Exchange.wait`)."""
+    kwargs = _controller_kwargs(policy, max_delay, wait)
     if policy.sleep is not None:
         kwargs["sleep"] = policy.sleep
     return Retrying(**kwargs)
 
 
-def async_retrying(policy: RetryPolicy, *, max_delay: float | None = None) -> AsyncRetrying:
-    """A tenacity controller for the async client; `max_delay` caps the policy's deadline."""
-    kwargs = _controller_kwargs(policy, max_delay)
+def async_retrying(
+    policy: RetryPolicy,
+    *,
+    max_delay: float | None = None,
+    wait: Callable[[RetryCallState], float] | None = None,
+) -> AsyncRetrying:
+    """A tenacity controller for the async client (arguments as for `retrying`)."""
+    kwargs = _controller_kwargs(policy, max_delay, wait)
     if policy.async_sleep is not None:
         kwargs["sleep"] = policy.async_sleep
     return AsyncRetrying(**kwargs)
 
 
-def _controller_kwargs(policy: RetryPolicy, max_delay: float | None) -> dict[str, Any]:
+def _controller_kwargs(
+    policy: RetryPolicy, max_delay: float | None, wait: Callable[[RetryCallState], float] | None
+) -> dict[str, Any]:
     # No retry starts, nor backoff is slept, past the request's deadline or the call's.
     deadline = policy.deadline if max_delay is None else min(policy.deadline, max_delay)
     return {
         "stop": stop_after_attempt(policy.attempts) | stop_before_delay(deadline),
-        "wait": policy.backoff,
+        "wait": wait or policy.backoff,
         "retry": retry_if_exception(is_transient),
         "before_sleep": _log_retry,
         "reraise": True,

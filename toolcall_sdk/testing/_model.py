@@ -143,12 +143,17 @@ class ScriptedModel:
         """
         return httpx2.AsyncClient(transport=self.transport(), base_url=self.base_url)
 
-    def serve(self) -> contextlib.AbstractContextManager[str]:
+    def serve(self, *, port: int = 0) -> contextlib.AbstractContextManager[str]:
         """Serves the model over real HTTP on 127.0.0.1, on a free port, until exit.
 
         The server streams (one flushed HTTP chunk per event), waits out `delay` replies,
         closes the socket for `disconnect`, and also answers `GET /v1/models` and
-        `GET /health`. Leaving the block stops it and closes open connections.
+        `GET /health`. Leaving the block stops it and closes open connections, as a
+        crashed server would (answers still being waited out or streamed are cut).
+
+        Args:
+            port: The port to listen on; 0 (the default) takes a free one. Serving again
+                on the port of a stopped block restarts "the same server" at the same URL.
 
         Returns:
             A context manager yielding the base URL, `http://127.0.0.1:PORT/v1`.
@@ -157,7 +162,7 @@ class ScriptedModel:
             >>> with ScriptedModel([text("hi")]).serve() as base_url:  # doctest: +SKIP
             ...     client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
         """
-        return _serve(self._core)
+        return _serve(self._core, port)
 
     def __repr__(self) -> str:
         return (

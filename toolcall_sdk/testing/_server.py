@@ -22,12 +22,12 @@ _POLL_INTERVAL = 0.05
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, core: ScriptCore) -> None:
+    def __init__(self, core: ScriptCore, port: int = 0) -> None:
         self.core = core
         self.stopping = threading.Event()
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind resolves the host name (getfqdn), which can take seconds
@@ -155,16 +155,17 @@ def _pieces(outcome: Outcome) -> Iterator[bytes]:
 
 
 @contextlib.contextmanager
-def serve(core: ScriptCore) -> Iterator[str]:
-    """Serves `core` on an ephemeral 127.0.0.1 port until the block exits.
+def serve(core: ScriptCore, port: int = 0) -> Iterator[str]:
+    """Serves `core` on 127.0.0.1 until the block exits.
 
     Args:
         core: The script core.
+        port: The port; 0 takes a free one.
 
     Yields:
         The base URL, `http://127.0.0.1:PORT/v1`.
     """
-    server = _Server(core)
+    server = _Server(core, port)
     thread = threading.Thread(
         target=server.serve_forever,
         kwargs={"poll_interval": _POLL_INTERVAL},
