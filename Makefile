@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-router test lint format typecheck unit
+.PHONY: install install-router test lint format typecheck unit docs
 
 # What the unit tests need: the SDK with the dev extra (which pulls the cli extra) and the
 # demo model's own distribution (demo-model/). No torch: the router's tests skip without it.
@@ -31,3 +31,7 @@ typecheck:
 
 unit:
 	$(BIN)/pytest tests/unit -q
+
+# The documentation site, as CI builds it (warnings are errors); `mkdocs serve` to read it.
+docs:
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d $${TMPDIR:-/tmp}/toolcall-sdk-site

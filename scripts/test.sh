@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything and run every check: ruff, ruff format, mypy --strict, the import
-# contract, the unit tests,
+# contract, the docs site (mkdocs build --strict), the unit tests,
 # then the integration tier against a real vLLM (CPU build) serving the demo model.
 #
 # Usage: ./scripts/test.sh [--unit] [extra pytest args]
@@ -55,6 +55,10 @@ echo "== mypy --strict (package, tests, demo model)"
 "$VENV/bin/mypy"
 echo "== import contract (layers, no circles)"
 "$VENV/bin/lint-imports"
+echo "== docs site (mkdocs build --strict: broken links, anchors, pages missing from the nav)"
+site=$(mktemp -d)
+NO_MKDOCS_2_WARNING=1 "$VENV/bin/mkdocs" build --strict -d "$site"
+rm -rf "$site"
 echo "== pytest: unit"
 "$VENV/bin/pytest" -q "$@"
 

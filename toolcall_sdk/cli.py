@@ -17,6 +17,8 @@ BASE_URL_ENV = "TOOLCALL_BASE_URL"
 MODEL_ENV = "TOOLCALL_MODEL"
 API_KEY_ENV = "TOOLCALL_API_KEY"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+# The help panel of launch's parallel and multi-node options (docs/scaling.md).
+_PARALLEL = "Parallelism and several nodes (docs/scaling.md)"
 
 app = typer.Typer(
     name="toolcall-sdk",
@@ -129,10 +131,75 @@ def launch(
         ),
     ] = None,
     tensor_parallel_size: Annotated[
-        int | None, typer.Option(help="GPUs per model replica.")
+        int | None,
+        typer.Option(help="GPUs that share each layer (per replica).", rich_help_panel=_PARALLEL),
     ] = None,
-    pipeline_parallel_size: Annotated[int | None, typer.Option(help="Pipeline stages.")] = None,
-    data_parallel_size: Annotated[int | None, typer.Option(help="Model replicas.")] = None,
+    pipeline_parallel_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Stages the layers are cut into (across nodes).", rich_help_panel=_PARALLEL
+        ),
+    ] = None,
+    data_parallel_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Replicas of the model behind one API server.", rich_help_panel=_PARALLEL
+        ),
+    ] = None,
+    distributed_executor_backend: Annotated[
+        str | None,
+        typer.Option(
+            help="mp (processes; several nodes with --nnodes) or ray (workers anywhere in the "
+            "Ray cluster this node joined with `ray start`).",
+            rich_help_panel=_PARALLEL,
+        ),
+    ] = None,
+    data_parallel_backend: Annotated[
+        str | None,
+        typer.Option(
+            help="mp (each node starts its replicas) or ray (the head places them all).",
+            rich_help_panel=_PARALLEL,
+        ),
+    ] = None,
+    nnodes: Annotated[
+        int | None,
+        typer.Option(help="Nodes the model spans with the mp backend.", rich_help_panel=_PARALLEL),
+    ] = None,
+    node_rank: Annotated[
+        int | None,
+        typer.Option(help="This node's rank among --nnodes (0: head).", rich_help_panel=_PARALLEL),
+    ] = None,
+    master_addr: Annotated[
+        str | None,
+        typer.Option(help="The head node's address (with --nnodes).", rich_help_panel=_PARALLEL),
+    ] = None,
+    master_port: Annotated[
+        int | None,
+        typer.Option(help="The head node's port (with --nnodes).", rich_help_panel=_PARALLEL),
+    ] = None,
+    data_parallel_size_local: Annotated[
+        int | None, typer.Option(help="Replicas on this node.", rich_help_panel=_PARALLEL)
+    ] = None,
+    data_parallel_start_rank: Annotated[
+        int | None,
+        typer.Option(help="First replica rank on this node.", rich_help_panel=_PARALLEL),
+    ] = None,
+    data_parallel_address: Annotated[
+        str | None,
+        typer.Option(help="Head node address for the replicas.", rich_help_panel=_PARALLEL),
+    ] = None,
+    data_parallel_rpc_port: Annotated[
+        int | None,
+        typer.Option(help="Head node port for the replicas.", rich_help_panel=_PARALLEL),
+    ] = None,
+    headless: Annotated[
+        bool,
+        typer.Option(
+            "--headless",
+            help="Engines only, no API server (a worker node).",
+            rich_help_panel=_PARALLEL,
+        ),
+    ] = False,
     served_model_name: Annotated[
         str | None, typer.Option(help="Model name clients send (default: MODEL).")
     ] = None,
@@ -209,9 +276,6 @@ def launch(
         port=port,
         host=host,
         api_key=api_key,
-        tensor_parallel_size=tensor_parallel_size,
-        pipeline_parallel_size=pipeline_parallel_size,
-        data_parallel_size=data_parallel_size,
         served_model_name=served_model_name,
         enable_prompt_embeds=enable_prompt_embeds,
         compact_json=compact_json,
@@ -220,6 +284,20 @@ def launch(
         dry_run=dry_run,
         startup_timeout=startup_timeout,
         log_file=log_file,
+        tensor_parallel_size=tensor_parallel_size,
+        pipeline_parallel_size=pipeline_parallel_size,
+        data_parallel_size=data_parallel_size,
+        distributed_executor_backend=distributed_executor_backend,
+        data_parallel_backend=data_parallel_backend,
+        nnodes=nnodes,
+        node_rank=node_rank,
+        master_addr=master_addr,
+        master_port=master_port,
+        data_parallel_size_local=data_parallel_size_local,
+        data_parallel_start_rank=data_parallel_start_rank,
+        data_parallel_address=data_parallel_address,
+        data_parallel_rpc_port=data_parallel_rpc_port,
+        headless=headless,
     )
     if code:
         raise typer.Exit(code=code)

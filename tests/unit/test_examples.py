@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import subprocess
 import sys
@@ -12,8 +14,41 @@ import pytest
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
 
 
+def _run(name: str, **env: str) -> str:
+    """Run one example offline (no TOOLCALL_BASE_URL) and return its standard output."""
+    path = next(p for p in EXAMPLES if p.name == name)
+    clean = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    return subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**clean, **env},
+    ).stdout
+
+
 def test_examples_exist() -> None:
-    assert len(EXAMPLES) >= 2
+    names = {p.name for p in EXAMPLES}
+    # The invoice agent (quickstart: one call; agent_loop: the loop with an approval), a
+    # multi-step async agent, streaming into a terminal UI, escalation to a human queue, and
+    # the agent behind a FastAPI endpoint.
+    assert {
+        "quickstart.py",
+        "agent_loop.py",
+        "async_agent.py",
+        "terminal_ui.py",
+        "escalation.py",
+        "fastapi_endpoint.py",
+    } <= names
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_says_how_to_run_it_against_a_server(path: Path) -> None:
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+
+    assert "TOOLCALL_BASE_URL=http://localhost:8000/v1" in docstring
+    assert 'os.environ.get("TOOLCALL_BASE_URL")' in path.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -41,13 +76,63 @@ def test_quickstart_shows_the_feedback_loop() -> None:
     assert "-> {'invoice_id': 'INV-0001', 'customer_id': 'CUS-000042'" in out
 
 
-def test_escalation_runs_nothing() -> None:
-    path = next(p for p in EXAMPLES if p.name == "escalation.py")
-    out = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, check=True
-    ).stdout
+def test_escalation_runs_nothing_and_queues_a_ticket() -> None:
+    out = _run("escalation.py")
+
     assert "stage-2 requests: 3, business executions: 0" in out
-    assert "A person will take over" in out
+    assert "A person will take over this request (ticket #1)." in out
+    ticket = json.loads(out.split("desk: ticket #1: ", 1)[1].splitlines()[0])
+    assert ticket["request"] == "Charge the customer's card 0 VND."
+    assert [a["problems"] for a in ticket["attempts"]] == [
+        ["amount_vnd: Input should be greater than 0"]
+    ] * 3
+    assert ticket["attempts"][0]["arguments"] == ['{"amount_vnd": 0}']
+
+
+def test_async_agent_runs_three_agents_at_once() -> None:
+    out = _run("async_agent.py")
+
+    acme, globex, initech = out.split("Remind ")[1:]
+    assert "step 3 (1 attempt(s)): [('send_reminder', 'reminder for INV-0007 sent'), " in acme
+    assert "step 4: answer 'Sent 2 reminder(s):" in acme
+    assert "step 3 (2 attempt(s)): [('send_reminder', 'reminder for INV-0019 sent')]" in globex
+    assert "rejected: [\"invoice_id: String should match pattern '^INV-\\\\d{4}$'\"]" in globex
+    assert "step 3: answer 'Nothing is overdue; no reminder sent.'" in initech
+    assert (
+        "reminders sent: [('CUS-000042', 'INV-0007'), ('CUS-000042', 'INV-0011'), "
+        "('CUS-000107', 'INV-0019')]"
+    ) in out
+
+
+def test_terminal_ui_draws_the_attempts() -> None:
+    out = _run("terminal_ui.py", COLUMNS="200")
+
+    rows = [line for line in out.splitlines() if "create_invoice" in line]
+    assert len(rows) == 2
+    assert "2020-01-31" in rows[0]
+    assert "rejected: due_date: must not be in the past" in rows[0]
+    assert "2030-12-31" in rows[1]
+    assert "validated" in rows[1]
+    assert "done: 2 attempt(s), 1 call(s)" in out
+
+
+def test_fastapi_endpoint_answers_200_then_422() -> None:
+    out = _run("fastapi_endpoint.py").splitlines()
+
+    assert out[0] == "POST /invoices 'Invoice Acme 1500000 VND, due 2030-12-31.' -> 200"
+    created = json.loads(out[1])
+    assert created["answer"] == "Created INV-0001."
+    assert created["attempts"] == 3  # find_customer, then create_invoice rejected once
+    assert created["calls"][1] == {
+        "name": "create_invoice",
+        "arguments": {"customer_id": "CUS-000042", "amount_vnd": 1500000, "due_date": "2030-12-31"},
+        "output": {"invoice_id": "INV-0001", "customer_id": "CUS-000042", "due": "2030-12-31"},
+    }
+    assert out[2] == "POST /invoices 'Invoice Globex 0 VND, due 2030-12-31.' -> 422"
+    refused = json.loads(out[3])["detail"]
+    assert refused["error"] == "no valid tool call"
+    assert len(refused["attempts"]) == 3
+    assert all("amount_vnd: Input should be greater than 0" in a[0] for a in refused["attempts"])
 
 
 def test_prompt_embeds_example_refuses_without_sending() -> None:

@@ -10,7 +10,8 @@
         server.base_url                                           # "http://127.0.0.1:PORT/v1"
 
 Nothing here imports vLLM: the launcher finds it on disk and runs it as a separate process.
-See docs/launch.md for the family table. The CPU demo model (`launch --demo`) is served with
+See docs/launch.md for the family table and docs/scaling.md for several GPUs and nodes
+(`ParallelOptions`). The CPU demo model (`launch --demo`) is served with
 `demo_options(model_dir)` and `DEMO_SERVE_ENV`; its trainer is a separate distribution
 (`demo-model/`, docs/demo-model.md) that this package never imports.
 """
@@ -31,6 +32,7 @@ from toolcall_sdk.launcher._diagnosis import CAUSES, Cause, Diagnosis, diagnose
 from toolcall_sdk.launcher._errors import (
     ChatTemplateNotFoundError,
     LaunchError,
+    ParallelLayoutError,
     PortInUseError,
     ServerExitedError,
     ServerStartError,
@@ -45,6 +47,7 @@ from toolcall_sdk.launcher._families import (
     known_tool_parsers,
     resolve_family,
 )
+from toolcall_sdk.launcher._parallel import ParallelOptions
 from toolcall_sdk.launcher._process import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_STOP_TIMEOUT,
@@ -75,6 +78,8 @@ __all__ = [
     "LaunchOptions",
     "LaunchPlan",
     "ModelFamily",
+    "ParallelLayoutError",
+    "ParallelOptions",
     "PortInUseError",
     "Server",
     "ServerExitedError",

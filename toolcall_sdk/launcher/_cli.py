@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
-from typing import TextIO
+from typing import TextIO, Unpack
 
 from rich.console import Console
 from rich.text import Text
@@ -29,10 +29,12 @@ from toolcall_sdk.launcher._command import (
 from toolcall_sdk.launcher._diagnosis import Diagnosis, diagnose, read_log_tail
 from toolcall_sdk.launcher._errors import (
     LaunchError,
+    ParallelLayoutError,
     ServerExitedError,
     ServerStartError,
     UnknownModelFamilyError,
 )
+from toolcall_sdk.launcher._parallel import ParallelOptions
 from toolcall_sdk.launcher._process import DEFAULT_STARTUP_TIMEOUT, Server, start_server
 from toolcall_sdk.launcher._snippet import client_snippet
 
@@ -61,9 +63,6 @@ def run_launch(
     port: int = DEFAULT_PORT,
     host: str = DEFAULT_HOST,
     api_key: str | None = None,
-    tensor_parallel_size: int | None = None,
-    pipeline_parallel_size: int | None = None,
-    data_parallel_size: int | None = None,
     served_model_name: str | None = None,
     enable_prompt_embeds: bool = False,
     compact_json: bool | None = None,
@@ -75,6 +74,7 @@ def run_launch(
     env: Mapping[str, str] | None = None,
     out: TextIO | None = None,
     err: Console | None = None,
+    **parallel: Unpack[ParallelOptions],
 ) -> int:
     """Plan, then print or run, a vLLM server for a model.
 
@@ -91,9 +91,6 @@ def run_launch(
         port: Port.
         host: Bind address.
         api_key: API key clients must send (masked in all output).
-        tensor_parallel_size: `--tensor-parallel-size`.
-        pipeline_parallel_size: `--pipeline-parallel-size`.
-        data_parallel_size: `--data-parallel-size`.
         served_model_name: `--served-model-name`.
         enable_prompt_embeds: Add `--enable-prompt-embeds`.
         compact_json: Whitespace-free JSON grammars; None lets the vLLM version decide.
@@ -105,6 +102,7 @@ def run_launch(
         env: Extra environment variables for the server.
         out: Where copyable output goes; standard output by default.
         err: Console for progress and diagnoses; standard error by default.
+        **parallel: The parallel layout (`ParallelOptions`, docs/scaling.md).
 
     Returns:
         The exit status.
@@ -125,17 +123,15 @@ def run_launch(
             port=port,
             host=host,
             api_key=api_key,
-            tensor_parallel_size=tensor_parallel_size,
-            pipeline_parallel_size=pipeline_parallel_size,
-            data_parallel_size=data_parallel_size,
             served_model_name=served_model_name,
             enable_prompt_embeds=enable_prompt_embeds,
             compact_json=compact_json,
             extra_args=extra_args,
             command=vllm_command,
             templates_dir=templates_dir,
+            **parallel,
         )
-    except UnknownModelFamilyError as exc:
+    except (UnknownModelFamilyError, ParallelLayoutError) as exc:
         _error(err, str(exc))
         return EXIT_USAGE
     if plan.family is not None:
@@ -183,6 +179,8 @@ def _run(
 
 def _supervise(server: Server, out: TextIO, err: Console, startup_timeout: float) -> int:
     plan = server.plan
+    if plan.headless:
+        return _supervise_headless(server, err)
     try:
         with err.status(Text(f"Starting vLLM for {plan.model}...")) as status:
 
@@ -211,6 +209,19 @@ def _supervise(server: Server, out: TextIO, err: Console, startup_timeout: float
     print(f"vLLM is ready: {server.base_url}  (model: {server.model})", file=out)
     print(f"\n{snippet}\n", file=out, flush=True)
     err.print("Press Ctrl-C to stop the server.")
+    return _wait_for_exit(server, err)
+
+
+def _supervise_headless(server: Server, err: Console) -> int:
+    """A worker node: engines only, no /health to wait for and no client to print."""
+    err.print(
+        f"vLLM runs headless for {server.plan.model}: engines only, no API server on this "
+        "node; clients use the head node's. Press Ctrl-C to stop it."
+    )
+    return _wait_for_exit(server, err)
+
+
+def _wait_for_exit(server: Server, err: Console) -> int:
     returncode = server.process.wait()
     server.stop()
     _error(err, f"vLLM exited on its own with status {returncode}.")

@@ -12,12 +12,13 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 from toolcall_sdk.launcher._compact import compact_json_args
 from toolcall_sdk.launcher._errors import ChatTemplateNotFoundError, UnknownModelFamilyError
 from toolcall_sdk.launcher._families import ModelFamily, get_family, resolve_family
 from toolcall_sdk.launcher._flags import flag_name
+from toolcall_sdk.launcher._parallel import ParallelOptions, parallel_args
 from toolcall_sdk.launcher._plugin import (
     PARSER_NAME,
     PLAIN_TAGS_NOTE,
@@ -124,6 +125,11 @@ class LaunchPlan:
         """vLLM's readiness endpoint."""
         return f"http://{self.client_host}:{self.port}/health"
 
+    @property
+    def headless(self) -> bool:
+        """True when the command runs engines only (`--headless`): no API server, no /health."""
+        return any(flag_name(arg) == "--headless" for arg in self.argv)
+
     def display(self) -> str:
         """Return the command as one shell-quoted line, with secrets masked."""
         return format_command(self.argv)
@@ -192,7 +198,7 @@ def format_command(argv: Sequence[str]) -> str:
     return " ".join(shown)
 
 
-class LaunchOptions(TypedDict, total=False):
+class LaunchOptions(ParallelOptions, total=False):
     """The keyword options of `plan_launch` other than `port`, for `build_command` and `serve`."""
 
     family: str | ModelFamily | None
@@ -204,9 +210,6 @@ class LaunchOptions(TypedDict, total=False):
     gpu_memory_utilization: float | None
     host: str
     api_key: str | None
-    tensor_parallel_size: int | None
-    pipeline_parallel_size: int | None
-    data_parallel_size: int | None
     served_model_name: str | None
     enable_prompt_embeds: bool
     compact_json: bool | None
@@ -248,15 +251,13 @@ def plan_launch(
     port: int = DEFAULT_PORT,
     host: str = DEFAULT_HOST,
     api_key: str | None = None,
-    tensor_parallel_size: int | None = None,
-    pipeline_parallel_size: int | None = None,
-    data_parallel_size: int | None = None,
     served_model_name: str | None = None,
     enable_prompt_embeds: bool = False,
     compact_json: bool | None = None,
     extra_args: Sequence[str] = (),
     command: Sequence[str] | str | None = None,
     templates_dir: str | os.PathLike[str] | None = None,
+    **parallel: Unpack[ParallelOptions],
 ) -> LaunchPlan:
     """Plan the vLLM server for a model: family, flags, command line and warnings.
 
@@ -277,9 +278,6 @@ def plan_launch(
         port: The port.
         host: The address to bind; loopback by default.
         api_key: Clients must send this key; masked whenever the command is shown.
-        tensor_parallel_size: `--tensor-parallel-size`, when given.
-        pipeline_parallel_size: `--pipeline-parallel-size`, when given.
-        data_parallel_size: `--data-parallel-size`, when given.
         served_model_name: The name clients send; the model id by default.
         enable_prompt_embeds: Add `--enable-prompt-embeds` (trusted clients only).
         compact_json: Make vLLM's JSON grammars whitespace-free, so a small model cannot
@@ -293,16 +291,22 @@ def plan_launch(
         command: How to start vLLM (argv or shell string) instead of detecting it; the model
             is positional when it ends with `serve`, else passed as `--model`.
         templates_dir: A folder to search first for vLLM's example chat templates.
+        **parallel: How the model spreads over GPUs and nodes (`ParallelOptions`:
+            `tensor_parallel_size`, `pipeline_parallel_size`, `data_parallel_size`,
+            `distributed_executor_backend`, `nnodes`, `node_rank`, `headless`, ...; see
+            docs/scaling.md). Each becomes its vLLM flag when given.
 
     Returns:
         The plan.
 
     Raises:
         UnknownModelFamilyError: No family matches and no `tool_call_parser` was given.
+        ParallelLayoutError: The parallel options contradict each other.
     """
     model_text = os.fspath(model)
     fam = _pick_family(model_text, family, tool_call_parser)
-    warnings: list[str] = []
+    layout = parallel_args(parallel)
+    warnings: list[str] = list(layout.warnings)
     parser = tool_call_parser or (fam.tool_call_parser if fam else "")
     template_parser = parser
     if (
@@ -334,13 +338,7 @@ def plan_launch(
     argv += ["--port", str(port), "--host", host]
     if api_key is not None:
         argv += ["--api-key", api_key]
-    for flag, size in (
-        ("--tensor-parallel-size", tensor_parallel_size),
-        ("--pipeline-parallel-size", pipeline_parallel_size),
-        ("--data-parallel-size", data_parallel_size),
-    ):
-        if size is not None:
-            argv += [flag, str(size)]
+    argv += layout.args
     if served_model_name is not None:
         argv += ["--served-model-name", served_model_name]
     if enable_prompt_embeds:
@@ -459,7 +457,8 @@ def _safety_warnings(argv: Sequence[str], host: str, api_key: str | None) -> lis
             "use it only with repositories you trust."
         )
     has_key = api_key is not None or any(flag_name(a) == "--api-key" for a in argv)
-    if host not in _LOOPBACK_HOSTS and not has_key:
+    serves_http = not any(flag_name(a) == "--headless" for a in argv)
+    if serves_http and host not in _LOOPBACK_HOSTS and not has_key:
         warnings.append(
             f"The server will listen on {host} without --api-key: anyone who can reach the "
             "port can use it."

@@ -8,6 +8,7 @@ The tree (under the SDK's root, `toolcall_sdk.ToolCallError`)::
     │   ├── ChatTemplateNotFoundError the family's chat template file is not on this machine
     │   ├── VLLMNotFoundError        no way to start vLLM was found on this machine
     │   ├── PortInUseError           something already listens on the chosen host and port
+    │   ├── ParallelLayoutError      the parallel / multi-node options contradict each other
     │   └── ServerStartError         the server process failed to become ready
     │       ├── ServerExitedError    it exited before /health answered; `.log_tail`, `.diagnosis`
     │       └── ServerStartTimeout   /health did not answer within the startup timeout
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatTemplateNotFoundError",
     "LaunchError",
+    "ParallelLayoutError",
     "PortInUseError",
     "ServerExitedError",
     "ServerStartError",
@@ -88,6 +90,14 @@ class PortInUseError(LaunchError):
         super().__init__(message)
         self.host = host
         self.port = port
+
+
+class ParallelLayoutError(LaunchError):
+    """The parallel or multi-node options cannot work together (docs/scaling.md).
+
+    Raised while planning, before anything starts: a node given a layout vLLM would refuse
+    (or one that would wait for peers that cannot reach it) is caught where it is written.
+    """
 
 
 class ServerStartError(LaunchError):

