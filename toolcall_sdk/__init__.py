@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     )
     from toolcall_sdk._context import RunContext
     from toolcall_sdk._extras import MissingDependencyError
+    from toolcall_sdk._metrics import ClientMetrics
     from toolcall_sdk._results import (
         Attempt,
         FieldError,
@@ -108,6 +109,7 @@ _LAZY: dict[str, str] = {
     "AttemptFailed": "toolcall_sdk.events",
     "AuthenticationError": "toolcall_sdk.errors",
     "ClientClosedError": "toolcall_sdk.errors",
+    "ClientMetrics": "toolcall_sdk._metrics",
     "ContentDelta": "toolcall_sdk.events",
     "ContextLengthExceededError": "toolcall_sdk.errors",
     "DeadlineExceededError": "toolcall_sdk.errors",
@@ -189,6 +191,7 @@ __all__ = [
     "AttemptFailed",
     "AuthenticationError",
     "ClientClosedError",
+    "ClientMetrics",
     "ContentDelta",
     "ContextLengthExceededError",
     "DeadlineExceededError",

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
+from toolcall_sdk._events import CallHook, Hook
 from toolcall_sdk._pipeline import TOOL_CHOICES
 from toolcall_sdk._run_state import RunLimits
 from toolcall_sdk._tools import Tool
@@ -73,6 +74,7 @@ class ClientOptions(TypedDict, total=False):
     deadline: float
     max_response_bytes: int
     hidden_size: int | None
+    hooks: Iterable[Hook | CallHook]
 
 
 DEFAULTS: ClientOptions = {
@@ -95,6 +97,7 @@ DEFAULTS: ClientOptions = {
     "deadline": DEFAULT_DEADLINE,
     "max_response_bytes": MAX_RESPONSE_BYTES,
     "hidden_size": None,
+    "hooks": (),
 }
 
 

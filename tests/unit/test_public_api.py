@@ -19,6 +19,7 @@ EXPORTED = [
     "AttemptFailed",
     "AuthenticationError",
     "ClientClosedError",
+    "ClientMetrics",
     "ContentDelta",
     "ContextLengthExceededError",
     "DeadlineExceededError",
