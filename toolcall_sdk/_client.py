@@ -739,16 +739,27 @@ class ToolCallClient(_ClientCore):
         live: bool,
         deadline_at: float,
     ) -> Iterator[_Live]:
-        """`_exchange`, told to the hooks: the request before it goes, the answer after."""
-        headers = None
-        if watch.receivers is not None:
-            sent = watch.request_sent(request, self._streams(request, stream, live))
-            watch.emit(sent, _run_coroutine)
-            headers = sent.headers
+        """`_exchange`, told to the hooks when any listen."""
+        if watch.receivers is None:
+            return self._exchange(request, stream=stream, live=live, deadline_at=deadline_at)
+        return self._told(request, watch, stream=stream, live=live, deadline_at=deadline_at)
+
+    def _told(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+    ) -> Iterator[_Live]:
+        """`_exchange` with the request told before it goes, the answer after."""
+        sent = watch.request_sent(request, self._streams(request, stream, live))
+        watch.emit(sent, _run_coroutine)
         for item in self._exchange(
-            request, stream=stream, live=live, deadline_at=deadline_at, headers=headers
+            request, stream=stream, live=live, deadline_at=deadline_at, headers=sent.headers
         ):
-            if watch.receivers is not None and isinstance(item, Answer):
+            if isinstance(item, Answer):
                 watch.emit(watch.answer_received(request, item), _run_coroutine)
             yield item
 
@@ -1031,7 +1042,7 @@ class AsyncToolCallClient(_ClientCore):
             watch.escalated = True
         yield StreamCompleted(result)
 
-    async def _send(
+    def _send(
         self,
         request: ChatRequest,
         watch: CallWatch,
@@ -1041,15 +1052,26 @@ class AsyncToolCallClient(_ClientCore):
         deadline_at: float,
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._send`."""
-        headers = None
-        if watch.receivers is not None:
-            sent = watch.request_sent(request, self._streams(request, stream, live))
-            await watch.aemit(sent)
-            headers = sent.headers
+        if watch.receivers is None:
+            return self._exchange(request, stream=stream, live=live, deadline_at=deadline_at)
+        return self._told(request, watch, stream=stream, live=live, deadline_at=deadline_at)
+
+    async def _told(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+    ) -> AsyncIterator[_Live]:
+        """The async twin of `ToolCallClient._told`."""
+        sent = watch.request_sent(request, self._streams(request, stream, live))
+        await watch.aemit(sent)
         async for item in self._exchange(
-            request, stream=stream, live=live, deadline_at=deadline_at, headers=headers
+            request, stream=stream, live=live, deadline_at=deadline_at, headers=sent.headers
         ):
-            if watch.receivers is not None and isinstance(item, Answer):
+            if isinstance(item, Answer):
                 await watch.aemit(watch.answer_received(request, item))
             yield item
 

@@ -286,6 +286,7 @@ def _step_flow(
     if resume is None:
         tools = list(config.tools.values())
         decision = yield from _route(config, state, tools)
+        yield from _told_route(config, state.step, decision)
         if not decision.call:
             return (yield from _plain_answer(config, state, decision))
         offered = _shortlist(config, decision)
@@ -315,7 +316,7 @@ def _step_flow(
             finish_reason=attempt.finish_reason,
             repairs=repairs,
         )
-        yield from _announce_repairs(config, state.step, number, repairs)
+        yield from _told_repairs(config, state.step, number, repairs)
         assistant = assistant_history_entry(message)
 
         if not problems and execute:
@@ -372,7 +373,7 @@ def _step_flow(
         state.history.extend(attempt.feedback)
         yield from _rejected(config, state.step, attempt)
 
-    yield from _escalated(config, state)
+    yield from _told_escalation(config, state)
     raise ToolCallFailed(
         _failure_message(state.attempts),
         attempts=state.attempts,
@@ -380,27 +381,34 @@ def _step_flow(
     )
 
 
-def _announce_repairs(
+# The `_told_*` functions return the Notify effects to yield (`yield from` them): none when
+# no hook listens, so a client without hooks builds no event.
+
+
+def _told_repairs(
     config: Config, step: int, number: int, repairs: Sequence[str]
-) -> Generator[Effect, Any, None]:
-    if config.observe and repairs:
-        yield Notify(ArgumentsRepaired(step, number, tuple(repairs)))
+) -> tuple[Notify, ...]:
+    if not (config.observe and repairs):
+        return ()
+    return (Notify(ArgumentsRepaired(step, number, tuple(repairs))),)
 
 
-def _rejected(config: Config, step: int, attempt: Attempt) -> Generator[Effect, Any, None]:
+def _rejected(config: Config, step: int, attempt: Attempt) -> tuple[Notify, ...]:
     """Say an answer was rejected and, when another attempt follows, that feedback goes."""
     retrying = attempt.number <= config.max_retries
-    yield Notify(AttemptFailed(attempt, retrying=retrying))
-    if config.observe and retrying:
-        kinds = tuple(problem.kind for problem in attempt.problems)
-        yield Notify(FeedbackSent(step, attempt.number, len(attempt.feedback), kinds))
+    failed = Notify(AttemptFailed(attempt, retrying=retrying))
+    if not (config.observe and retrying):
+        return (failed,)
+    kinds = tuple(problem.kind for problem in attempt.problems)
+    return failed, Notify(FeedbackSent(step, attempt.number, len(attempt.feedback), kinds))
 
 
-def _escalated(config: Config, state: _Run) -> Generator[Effect, Any, None]:
-    if config.observe:
-        last = state.attempts[-1].problems if state.attempts else []
-        kinds = tuple(problem.kind for problem in last)
-        yield Notify(Escalated(state.step, len(state.attempts), kinds))
+def _told_escalation(config: Config, state: _Run) -> tuple[Notify, ...]:
+    if not config.observe:
+        return ()
+    last = state.attempts[-1].problems if state.attempts else []
+    kinds = tuple(problem.kind for problem in last)
+    return (Notify(Escalated(state.step, len(state.attempts), kinds)),)
 
 
 def _ask_for_calls(
@@ -436,8 +444,10 @@ def _call_name(call: Any) -> str:
     return str(function.get("name", "")) if isinstance(function, dict) else ""
 
 
-def _route_decided(step: int, decision: RouteDecision) -> RouteDecided:
-    return RouteDecided(
+def _told_route(config: Config, step: int, decision: RouteDecision) -> tuple[Notify, ...]:
+    if not config.observe:
+        return ()
+    told = RouteDecided(
         step=step,
         call=decision.call,
         score=decision.score,
@@ -445,6 +455,7 @@ def _route_decided(step: int, decision: RouteDecision) -> RouteDecided:
         tools=tuple(decision.tools),
         reason=decision.reason,
     )
+    return (Notify(told),)
 
 
 def _validation_context(base: Any, control: StepControl) -> Any:
@@ -514,20 +525,9 @@ def _skip(
 def _route(
     config: Config, state: _Run, tools: list[Tool[..., Any]]
 ) -> Generator[Effect, Any, RouteDecision]:
-    """Stage 1: the decision, announced to hooks."""
-    if tools:
-        decision = yield from _consult(config, state, tools)
-    else:
-        decision = RouteDecision(call=False, score=0.0, router="none", reason="no tools offered")
-    if config.observe:
-        yield Notify(_route_decided(state.step, decision))
-    return decision
-
-
-def _consult(
-    config: Config, state: _Run, tools: list[Tool[..., Any]]
-) -> Generator[Effect, Any, RouteDecision]:
     """Drive the router's flow: its model questions go to this client's server."""
+    if not tools:
+        return RouteDecision(call=False, score=0.0, router="none", reason="no tools offered")
     history = list(state.history)
     steps = route_flow(config.router, history, tools)
     try:
@@ -694,21 +694,23 @@ def _execute(
                     raw_arguments=call.raw_arguments,
                 )
             )
-    yield from _announce_tools(state, attempt, runnable, outcomes)  # outcomes now set
+    yield from _told_tools(state, attempt, runnable, outcomes)  # the outcomes are now set
     if problems:
         # Calls that ran before the retry keep their outputs: they never run again.
         state.executed.extend(call for call in calls if call.executed)
     return problems
 
 
-def _announce_tools(
+def _told_tools(
     state: _Run, attempt: int, calls: Sequence[ToolCall], outcomes: Sequence[Outcome | None]
-) -> Generator[Effect, Any, None]:
+) -> tuple[Notify, ...]:
     if not state.observe:
-        return
-    for call, outcome in zip(calls, outcomes, strict=True):
-        if outcome is not None:
-            yield Notify(_tool_executed(state.step, attempt, call, outcome))
+        return ()
+    return tuple(
+        Notify(_tool_executed(state.step, attempt, call, outcome))
+        for call, outcome in zip(calls, outcomes, strict=True)
+        if outcome is not None
+    )
 
 
 def _tool_executed(step: int, attempt: int, call: ToolCall, outcome: Outcome) -> ToolExecuted:
