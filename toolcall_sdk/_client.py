@@ -465,6 +465,10 @@ class ToolCallClient(_ClientCore):
             `complete_embeds()` tensors of another width are refused before sending
             (`PromptEmbedsError`). When None it is read from the model's `config.json` if
             the server's model folder is on this machine; see docs/prompt-embeds.md.
+        hooks: Functions (sync or async) given every stage of every call as a typed event
+            (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
+            a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is
+            logged and the call goes on; see docs/observability.md.
     """
 
     def __init__(

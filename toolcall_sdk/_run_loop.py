@@ -5,7 +5,8 @@ whole pipeline (route, force, validate, retry, execute); the tool results go bac
 messages and the next step starts at stage 1, until a step answers in text. On the way it
 enforces the run's bounds: `max_steps`, the usage limits (checked before each request, so
 the request that would pass them is never sent) and the loop guard; and it turns a step
-paused for approval into `ApprovalRequired`, whose JSON state `resume` picks up.
+paused for approval into `ApprovalRequired`, whose JSON state `resume` picks up. When hooks
+listen it tells each step's start and end (`StepStarted`, `StepFinished`).
 """
 
 from __future__ import annotations
