@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     )
     from toolcall_sdk._context import RunContext
     from toolcall_sdk._extras import MissingDependencyError
+    from toolcall_sdk._metrics import ClientMetrics
     from toolcall_sdk._results import (
         Attempt,
         FieldError,
@@ -110,6 +111,7 @@ _LAZY: dict[str, str] = {
     "AuthenticationError": "toolcall_sdk.errors",
     "BalancePolicy": "toolcall_sdk._balancer",
     "ClientClosedError": "toolcall_sdk.errors",
+    "ClientMetrics": "toolcall_sdk._metrics",
     "ContentDelta": "toolcall_sdk.events",
     "ContextLengthExceededError": "toolcall_sdk.errors",
     "DeadlineExceededError": "toolcall_sdk.errors",
@@ -193,6 +195,7 @@ __all__ = [
     "AuthenticationError",
     "BalancePolicy",
     "ClientClosedError",
+    "ClientMetrics",
     "ContentDelta",
     "ContextLengthExceededError",
     "DeadlineExceededError",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import inspect
 import logging
 import threading
@@ -56,10 +57,12 @@ from toolcall_sdk._errors import (
     ToolDefinitionError,
     TransportError,
 )
-from toolcall_sdk._events import StreamCompleted, ToolCallEvent
+from toolcall_sdk._events import STREAMED_DECISIONS, Operation, StreamCompleted, ToolCallEvent
 from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
+from toolcall_sdk._metrics import ClientMetrics, MetricsRecorder
+from toolcall_sdk._observe import CallWatch, Hooks
 from toolcall_sdk._options import (
     ClientOptions,
     RunOptions,
@@ -123,6 +126,9 @@ class _ClientCore:
         # Built once: a schema that cannot be made strict fails here, not mid-conversation.
         strict = o["strict"]
         schemas = {name: t.openai_schema(strict=strict) for name, t in by_name.items()}
+        hooks = Hooks(o["hooks"])
+        self._hooks = hooks if hooks.items else None
+        self._metrics = MetricsRecorder()
         self._config = Config(
             model=model,
             tools=by_name,
@@ -136,6 +142,7 @@ class _ClientCore:
             validation_context=o["validation_context"],
             recover=o["recover"],
             tool_choice=o["tool_choice"],
+            observe=self._hooks is not None,
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
@@ -183,6 +190,21 @@ class _ClientCore:
         """Each server as the balancer sees it now: url, healthy, outstanding, sent, ..."""
         return self._balancer.states()
 
+    @property
+    def metrics(self) -> ClientMetrics:
+        """What this client's calls have done so far: a snapshot (docs/observability.md)."""
+        return self._metrics.snapshot()
+
+    def _watch(self, operation: Operation, *, streamed: bool) -> CallWatch:
+        return CallWatch(
+            self._metrics,
+            self._hooks,
+            operation=operation,
+            model=self._config.model,
+            tools=self._config.tools,
+            streamed=streamed,
+        )
+
     def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
         self._check_open()
         history = normalize_history(to_messages(messages), model=self._config.model)
@@ -219,9 +241,12 @@ class _ClientCore:
                 "this one inside its `with` block)"
             )
 
-    def _request_kwargs(self, request: ChatRequest, stream: bool) -> dict[str, Any]:
+    def _request_kwargs(
+        self, request: ChatRequest, stream: bool, headers: Mapping[str, str] | None
+    ) -> dict[str, Any]:
         kwargs = dict(request.params)
-        kwargs["extra_headers"] = {STAGE_HEADER: request.stage}
+        # Headers from hooks (W3C trace context) ride along; the stage header is ours.
+        kwargs["extra_headers"] = {**(headers or {}), STAGE_HEADER: request.stage}
         if stream:
             kwargs["stream"] = True
             kwargs["stream_options"] = {"include_usage": True}
@@ -243,13 +268,14 @@ class _ClientCore:
         live: bool,
         deadline_at: float,
         pin: Pin | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Exchange:
         """How one request is sent: streamed or not, shown live or not, starting where."""
         # Routing answers are read whole: nothing in them is for a UI.
         live = live and request.stage != STAGE_ROUTE
-        stream = (stream or live) and request.stage != STAGE_ROUTE
+        stream = self._streams(request, stream, live)
         return Exchange(
-            kwargs=self._request_kwargs(request, stream),
+            kwargs=self._request_kwargs(request, stream, headers),
             stream=stream,
             events=self._answer_events(request) if live else None,
             balancer=self._balancer,
@@ -258,6 +284,11 @@ class _ClientCore:
                 deadline_at=deadline_at, deadline_s=self._deadline, max_bytes=self._max_bytes
             ),
         )
+
+    @staticmethod
+    def _streams(request: ChatRequest, stream: bool, live: bool) -> bool:
+        """Whether the answer is read as a stream (routing answers never are)."""
+        return (stream or live) and request.stage != STAGE_ROUTE
 
     def _deadline_at(self) -> float:
         return time.monotonic() + self._deadline
@@ -334,6 +365,13 @@ async def _awaited(value: Awaitable[Any]) -> Any:
 def _route_error(router: Any, exc: Exception) -> RouterError:
     name = getattr(router, "name", type(router).__name__)
     return RouterError(f"router {name!r} raised {type(exc).__name__}: {exc}")
+
+
+def _timed(outcome: Outcome, started_at: float, clock: float) -> Outcome:
+    """`outcome` with when its tool started and how long it ran (for hooks)."""
+    return dataclasses.replace(
+        outcome, started_at=started_at, duration_s=time.perf_counter() - clock
+    )
 
 
 def _tool_failed(tool: Tool[..., Any], exc: Exception) -> Outcome:
@@ -438,6 +476,10 @@ class ToolCallClient(_ClientCore):
         balance: How several servers share the requests (`BalancePolicy`): affinity
             (default `"call"`: a call's requests stay on one healthy server) and the
             cool-down of an unhealthy server. `servers` shows their state.
+        hooks: Functions (sync or async) given every stage of every call as a typed event
+            (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
+            a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is
+            logged and the call goes on; see docs/observability.md.
     """
 
     def __init__(
@@ -488,7 +530,7 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
-        return _final(self._events(steps, stream=stream, live=False))
+        return _final(self._events(steps, stream=stream, live=False, operation="call"))
 
     def run(
         self,
@@ -538,7 +580,7 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._run_flow(messages, context=context, deps=deps, options=options)
-        return _final(self._events(steps, stream=stream, live=False))
+        return _final(self._events(steps, stream=stream, live=False, operation="run"))
 
     def resume(
         self,
@@ -569,7 +611,7 @@ class ToolCallClient(_ClientCore):
             ApprovalRequired: A later answer waits for approval in turn.
         """
         steps = self._resume_flow(state, approvals, context=context, deps=deps)
-        return _final(self._events(steps, stream=stream, live=False))
+        return _final(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
         """Like `call()`, as events a UI can show while the model writes.
@@ -596,7 +638,7 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
-        return self._events(steps, stream=True, live=True)
+        return self._events(steps, stream=True, live=True, operation="stream")
 
     def complete_embeds(
         self,
@@ -649,7 +691,24 @@ class ToolCallClient(_ClientCore):
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _events(self, steps: Steps, *, stream: bool, live: bool) -> Iterator[ToolCallEvent]:
+    def _events(
+        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
+    ) -> Iterator[ToolCallEvent]:
+        """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
+        watch = self._watch(operation, streamed=stream or live)
+        try:
+            watch.begin(_run_coroutine)
+            for event in self._drive(steps, watch, stream=stream, live=live):
+                if isinstance(event, StreamCompleted):
+                    watch.emit(watch.finished(event.result), _run_coroutine)
+                yield event
+        except BaseException as exc:  # an error, or a stream left early: counted, re-raised
+            watch.emit(watch.failed(exc), _run_coroutine)
+            raise
+
+    def _drive(
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
+    ) -> Iterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
@@ -660,8 +719,13 @@ class ToolCallClient(_ClientCore):
                 match effect:
                     case ChatRequest():
                         try:
-                            for item in self._exchange(
-                                effect, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+                            for item in self._send(
+                                effect,
+                                watch,
+                                stream=stream,
+                                live=live,
+                                deadline_at=deadline_at,
+                                pin=pin,
                             ):
                                 if isinstance(item, Answer):
                                     value = item
@@ -671,7 +735,8 @@ class ToolCallClient(_ClientCore):
                             effect = steps.throw(exc)  # the flow adds what had run
                             continue
                     case Notify(event=event):
-                        if live:
+                        watch.emit(event, _run_coroutine)
+                        if live and isinstance(event, STREAMED_DECISIONS):
                             yield event
                     case RouteQuery():
                         value = self._ask_router(effect)
@@ -684,7 +749,52 @@ class ToolCallClient(_ClientCore):
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
             result = self._escalate(failed)
+            watch.escalated = True
         yield StreamCompleted(result)
+
+    def _send(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
+    ) -> Iterator[_Live]:
+        """`_exchange`, told to the hooks when any listen."""
+        if watch.receivers is None:
+            return self._exchange(
+                request, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+            )
+        return self._told(
+            request, watch, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+        )
+
+    def _told(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
+    ) -> Iterator[_Live]:
+        """`_exchange` with the request told before it goes, the answer after."""
+        sent = watch.request_sent(request, self._streams(request, stream, live))
+        watch.emit(sent, _run_coroutine)
+        for item in self._exchange(
+            request,
+            stream=stream,
+            live=live,
+            deadline_at=deadline_at,
+            pin=pin,
+            headers=sent.headers,
+        ):
+            if isinstance(item, Answer):
+                watch.emit(watch.answer_received(request, item), _run_coroutine)
+            yield item
 
     def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
         if self._on_escalate is None:
@@ -700,6 +810,7 @@ class ToolCallClient(_ClientCore):
         live: bool,
         deadline_at: float,
         pin: Pin | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Iterator[_Live]:
         """Send one request (failover, transport retries); yield live events, then the answer.
 
@@ -707,7 +818,9 @@ class ToolCallClient(_ClientCore):
         opens, since a break after its first chunk cannot be taken back from the UI. Every
         read is bounded by the call's deadline and the size cap (`_body`).
         """
-        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at, pin=pin)
+        exchange = self._plan(
+            request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
+        )
 
         def once() -> Answer | _Opened:
             client = self._clients[exchange.acquire()]
@@ -772,6 +885,12 @@ class ToolCallClient(_ClientCore):
         return outcomes
 
     def _invoke(self, effect: Execute) -> Outcome:
+        if self._hooks is None:
+            return self._outcome(effect)
+        started_at, clock = time.time(), time.perf_counter()
+        return _timed(self._outcome(effect), started_at, clock)
+
+    def _outcome(self, effect: Execute) -> Outcome:
         tool = effect.tool
         try:
             if tool.timeout is not None:
@@ -834,7 +953,7 @@ class AsyncToolCallClient(_ClientCore):
         """Async `ToolCallClient.call`."""
         await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
-        return await _afinal(self._events(steps, stream=stream, live=False))
+        return await _afinal(self._events(steps, stream=stream, live=False, operation="call"))
 
     async def run(
         self,
@@ -848,7 +967,7 @@ class AsyncToolCallClient(_ClientCore):
         """Async `ToolCallClient.run`; the calls of one answer run concurrently."""
         await self._embeds.acheck(messages, self._clients[0])
         steps = self._run_flow(messages, context=context, deps=deps, options=options)
-        return await _afinal(self._events(steps, stream=stream, live=False))
+        return await _afinal(self._events(steps, stream=stream, live=False, operation="run"))
 
     async def resume(
         self,
@@ -861,14 +980,14 @@ class AsyncToolCallClient(_ClientCore):
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
         steps = self._resume_flow(state, approvals, context=context, deps=deps)
-        return await _afinal(self._events(steps, stream=stream, live=False))
+        return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(
         self, messages: MessagesInput, *, context: Any = None
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
         steps = self._flow(messages, execute=False, context=context)
-        events = self._events(steps, stream=True, live=True)
+        events = self._events(steps, stream=True, live=True, operation="stream")
         return self._embeds.guarded(messages, self._clients[0], events)
 
     async def complete_embeds(
@@ -909,7 +1028,22 @@ class AsyncToolCallClient(_ClientCore):
         await self.close()
 
     async def _events(
-        self, steps: Steps, *, stream: bool, live: bool
+        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
+    ) -> AsyncIterator[ToolCallEvent]:
+        """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
+        watch = self._watch(operation, streamed=stream or live)
+        try:
+            await watch.abegin()
+            async for event in self._drive(steps, watch, stream=stream, live=live):
+                if isinstance(event, StreamCompleted):
+                    await watch.aemit(watch.finished(event.result))
+                yield event
+        except BaseException as exc:  # an error, or a stream left early: counted, re-raised
+            await watch.aemit(watch.failed(exc))
+            raise
+
+    async def _drive(
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
     ) -> AsyncIterator[ToolCallEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events."""
         deadline_at = self._deadline_at()
@@ -921,8 +1055,13 @@ class AsyncToolCallClient(_ClientCore):
                 match effect:
                     case ChatRequest():
                         try:
-                            async for item in self._exchange(
-                                effect, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+                            async for item in self._send(
+                                effect,
+                                watch,
+                                stream=stream,
+                                live=live,
+                                deadline_at=deadline_at,
+                                pin=pin,
                             ):
                                 if isinstance(item, Answer):
                                     value = item
@@ -932,7 +1071,8 @@ class AsyncToolCallClient(_ClientCore):
                             effect = steps.throw(exc)  # the flow adds what had run
                             continue
                     case Notify(event=event):
-                        if live:
+                        await watch.aemit(event)
+                        if live and isinstance(event, STREAMED_DECISIONS):
                             yield event
                     case RouteQuery():
                         value = await self._ask_router(effect)
@@ -945,7 +1085,52 @@ class AsyncToolCallClient(_ClientCore):
             result: ToolCallResult = done.value
         except ToolCallFailed as failed:
             result = await self._escalate(failed)
+            watch.escalated = True
         yield StreamCompleted(result)
+
+    def _send(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
+    ) -> AsyncIterator[_Live]:
+        """The async twin of `ToolCallClient._send`."""
+        if watch.receivers is None:
+            return self._exchange(
+                request, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+            )
+        return self._told(
+            request, watch, stream=stream, live=live, deadline_at=deadline_at, pin=pin
+        )
+
+    async def _told(
+        self,
+        request: ChatRequest,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
+    ) -> AsyncIterator[_Live]:
+        """The async twin of `ToolCallClient._told`."""
+        sent = watch.request_sent(request, self._streams(request, stream, live))
+        await watch.aemit(sent)
+        async for item in self._exchange(
+            request,
+            stream=stream,
+            live=live,
+            deadline_at=deadline_at,
+            pin=pin,
+            headers=sent.headers,
+        ):
+            if isinstance(item, Answer):
+                await watch.aemit(watch.answer_received(request, item))
+            yield item
 
     async def _escalate(self, failed: ToolCallFailed) -> ToolCallResult:
         if self._on_escalate is None:
@@ -961,9 +1146,12 @@ class AsyncToolCallClient(_ClientCore):
         live: bool,
         deadline_at: float,
         pin: Pin | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._exchange`."""
-        exchange = self._plan(request, stream=stream, live=live, deadline_at=deadline_at, pin=pin)
+        exchange = self._plan(
+            request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
+        )
 
         async def once() -> Answer | _AsyncOpened:
             client = self._clients[exchange.acquire()]
@@ -1023,6 +1211,12 @@ class AsyncToolCallClient(_ClientCore):
         return list(outcomes)
 
     async def _invoke(self, effect: Execute) -> Outcome:
+        if self._hooks is None:
+            return await self._outcome(effect)
+        started_at, clock = time.time(), time.perf_counter()
+        return _timed(await self._outcome(effect), started_at, clock)
+
+    async def _outcome(self, effect: Execute) -> Outcome:
         tool = effect.tool
         try:
             if tool.timeout is not None:

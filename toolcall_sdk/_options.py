@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from toolcall_sdk._balancer import BalancePolicy
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
+from toolcall_sdk._events import CallHook, Hook
 from toolcall_sdk._pipeline import TOOL_CHOICES
 from toolcall_sdk._run_state import RunLimits
 from toolcall_sdk._tools import Tool
@@ -75,6 +76,7 @@ class ClientOptions(TypedDict, total=False):
     max_response_bytes: int
     hidden_size: int | None
     balance: BalancePolicy | None
+    hooks: Iterable[Hook | CallHook]
 
 
 DEFAULTS: ClientOptions = {
@@ -98,6 +100,7 @@ DEFAULTS: ClientOptions = {
     "max_response_bytes": MAX_RESPONSE_BYTES,
     "hidden_size": None,
     "balance": None,
+    "hooks": (),
 }
 
 

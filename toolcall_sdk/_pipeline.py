@@ -18,7 +18,18 @@ from pydantic import BaseModel
 
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._errors import ToolCallFailed, ToolTimeoutError, TransportError
-from toolcall_sdk._events import AttemptFailed, ToolCallEvent, ToolCallValidated
+from toolcall_sdk._events import (
+    ArgumentsRepaired,
+    AttemptFailed,
+    CallsRecovered,
+    Escalated,
+    FeedbackSent,
+    HookEvent,
+    RouteDecided,
+    ToolCallValidated,
+    ToolExecuted,
+    ToolStatus,
+)
 from toolcall_sdk._feedback import (
     denied_text,
     feedback_text,
@@ -57,6 +68,7 @@ __all__ = [
     "StepControl",
     "StepPaused",
     "flow",
+    "request_summary",
 ]
 
 # Stage-2 `tool_choice` values: "required" forces a call (named when one tool is left);
@@ -80,6 +92,8 @@ class Config:
     validation_context: Any
     recover: bool = True  # read calls back from the text when the server's parser missed them
     tool_choice: str = "required"  # one of TOOL_CHOICES
+    # Hooks listen: yield the events only they read (a client without hooks builds none).
+    observe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,13 +155,15 @@ class Outcome:
     error: BaseException | None = None
     retry_message: str | None = None
     timed_out: bool = False
+    started_at: float = 0.0  # time.time() when it started, for hooks
+    duration_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class Notify:
-    """Effect: tell the caller what was decided (for `stream()`); return None."""
+    """Effect: tell the caller what was decided (for `stream()` and hooks); return None."""
 
-    event: ToolCallEvent
+    event: HookEvent
 
 
 Effect = ChatRequest | RouteQuery | ExecuteMany | Notify
@@ -217,6 +233,8 @@ class _Run:
     """Mutable state of one `call()`/`run()` step."""
 
     history: list[dict[str, Any]]
+    step: int = 1
+    observe: bool = False  # hooks listen (Config.observe)
     usage: Usage = field(default_factory=Usage)
     attempts: list[Attempt] = field(default_factory=list)
     executed: list[ToolCall] = field(default_factory=list)
@@ -251,7 +269,7 @@ def flow(
         LoopStop: (to the run loop) the loop guard stopped a repeated call.
     """
     control = control if control is not None else StepControl()
-    state = _Run(history=list(messages))
+    state = _Run(history=list(messages), step=control.number, observe=config.observe)
     try:
         return (yield from _step_flow(config, state, execute, context, control))
     except TransportError as exc:
@@ -268,6 +286,7 @@ def _step_flow(
     if resume is None:
         tools = list(config.tools.values())
         decision = yield from _route(config, state, tools)
+        yield from _told_route(config, state.step, decision)
         if not decision.call:
             return (yield from _plain_answer(config, state, decision))
         offered = _shortlist(config, decision)
@@ -297,6 +316,7 @@ def _step_flow(
             finish_reason=attempt.finish_reason,
             repairs=repairs,
         )
+        yield from _told_repairs(config, state.step, number, repairs)
         assistant = assistant_history_entry(message)
 
         if not problems and execute:
@@ -322,7 +342,11 @@ def _step_flow(
                 )
             _skip(calls, skipped, state.notes)
             problems = yield from _execute(
-                calls, state, offered_tools, _ToolContexts(control, base_context)
+                calls,
+                state,
+                offered_tools,
+                _ToolContexts(control, base_context),
+                number,
             )
             if control.guard is not None:
                 control.guard.record(calls, _contents(calls, state.notes))
@@ -347,13 +371,44 @@ def _step_flow(
         attempt.feedback = _feedback_messages(message, calls, problems, offered, state.notes)
         state.history.append(assistant)
         state.history.extend(attempt.feedback)
-        yield Notify(AttemptFailed(attempt, retrying=number <= config.max_retries))
+        yield from _rejected(config, state.step, attempt)
 
+    yield from _told_escalation(config, state)
     raise ToolCallFailed(
         _failure_message(state.attempts),
         attempts=state.attempts,
         executed=state.executed,
     )
+
+
+# The `_told_*` functions return the Notify effects to yield (`yield from` them): none when
+# no hook listens, so a client without hooks builds no event.
+
+
+def _told_repairs(
+    config: Config, step: int, number: int, repairs: Sequence[str]
+) -> tuple[Notify, ...]:
+    if not (config.observe and repairs):
+        return ()
+    return (Notify(ArgumentsRepaired(step, number, tuple(repairs))),)
+
+
+def _rejected(config: Config, step: int, attempt: Attempt) -> tuple[Notify, ...]:
+    """Say an answer was rejected and, when another attempt follows, that feedback goes."""
+    retrying = attempt.number <= config.max_retries
+    failed = Notify(AttemptFailed(attempt, retrying=retrying))
+    if not (config.observe and retrying):
+        return (failed,)
+    kinds = tuple(problem.kind for problem in attempt.problems)
+    return failed, Notify(FeedbackSent(step, attempt.number, len(attempt.feedback), kinds))
+
+
+def _told_escalation(config: Config, state: _Run) -> tuple[Notify, ...]:
+    if not config.observe:
+        return ()
+    last = state.attempts[-1].problems if state.attempts else []
+    kinds = tuple(problem.kind for problem in last)
+    return (Notify(Escalated(state.step, len(state.attempts), kinds)),)
 
 
 def _ask_for_calls(
@@ -365,7 +420,7 @@ def _ask_for_calls(
     state.usage += answer.usage
     attempt = Attempt(
         number=number,
-        request=_summary(STAGE_CALL, params),
+        request=request_summary(STAGE_CALL, params),
         raw_message=answer.message,
         finish_reason=answer.finish_reason,
         usage=answer.usage,
@@ -378,7 +433,29 @@ def _ask_for_calls(
         if recovered is not None:
             message = recovered
             attempt.parser_miss = True
+            if config.observe:
+                names = tuple(_call_name(call) for call in message.get("tool_calls") or ())
+                yield Notify(CallsRecovered(state.step, number, names))
     return attempt, message
+
+
+def _call_name(call: Any) -> str:
+    function = call.get("function") if isinstance(call, dict) else None
+    return str(function.get("name", "")) if isinstance(function, dict) else ""
+
+
+def _told_route(config: Config, step: int, decision: RouteDecision) -> tuple[Notify, ...]:
+    if not config.observe:
+        return ()
+    told = RouteDecided(
+        step=step,
+        call=decision.call,
+        score=decision.score,
+        router=decision.router,
+        tools=tuple(decision.tools),
+        reason=decision.reason,
+    )
+    return (Notify(told),)
 
 
 def _validation_context(base: Any, control: StepControl) -> Any:
@@ -530,7 +607,8 @@ def _common_params(config: Config, params: dict[str, Any]) -> None:
         params["extra_body"] = dict(config.extra_body)
 
 
-def _summary(stage: str, params: Mapping[str, Any]) -> RequestSummary:
+def request_summary(stage: str, params: Mapping[str, Any]) -> RequestSummary:
+    """What a request asks, without its messages (for `Attempt.request` and hooks)."""
     return RequestSummary(
         stage=stage,
         tool_choice=params.get("tool_choice"),
@@ -545,11 +623,13 @@ def _execute(
     state: _Run,
     tools: Mapping[str, Tool[..., Any]],
     contexts: _ToolContexts,
+    attempt: int,
 ) -> Generator[Effect, Any, list[Problem]]:
     """Run each call of the answer once (those not skipped); a ModelRetry sends it back.
 
     A call equal (tool and canonical arguments) to one that already ran in this step, or
     to an earlier call of this answer, is not run again: it carries that call's outcome.
+    When hooks listen, each function that ran is announced (with `attempt`, its answer).
     """
     runnable: list[ToolCall] = []
     first_of: dict[tuple[str, str], ToolCall] = {}
@@ -614,10 +694,34 @@ def _execute(
                     raw_arguments=call.raw_arguments,
                 )
             )
+    yield from _told_tools(state, attempt, runnable, outcomes)  # the outcomes are now set
     if problems:
         # Calls that ran before the retry keep their outputs: they never run again.
         state.executed.extend(call for call in calls if call.executed)
     return problems
+
+
+def _told_tools(
+    state: _Run, attempt: int, calls: Sequence[ToolCall], outcomes: Sequence[Outcome | None]
+) -> tuple[Notify, ...]:
+    if not state.observe:
+        return ()
+    return tuple(
+        Notify(_tool_executed(state.step, attempt, call, outcome))
+        for call, outcome in zip(calls, outcomes, strict=True)
+        if outcome is not None
+    )
+
+
+def _tool_executed(step: int, attempt: int, call: ToolCall, outcome: Outcome) -> ToolExecuted:
+    status: ToolStatus = "ok"
+    if outcome.retry_message is not None:
+        status = "retry"
+    elif outcome.timed_out:
+        status = "timeout"
+    elif outcome.error is not None:
+        status = "error"
+    return ToolExecuted(step, attempt, call, status, outcome.started_at, outcome.duration_s)
 
 
 def _timeout_error(tool: Tool[..., Any], call: ToolCall) -> ToolTimeoutError:

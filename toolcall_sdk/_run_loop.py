@@ -5,7 +5,8 @@ whole pipeline (route, force, validate, retry, execute); the tool results go bac
 messages and the next step starts at stage 1, until a step answers in text. On the way it
 enforces the run's bounds: `max_steps`, the usage limits (checked before each request, so
 the request that would pass them is never sent) and the loop guard; and it turns a step
-paused for approval into `ApprovalRequired`, whose JSON state `resume` picks up.
+paused for approval into `ApprovalRequired`, whose JSON state `resume` picks up. When hooks
+listen it tells each step's start and end (`StepStarted`, `StepFinished`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from toolcall_sdk._errors import (
     TransportError,
     UsageLimitExceeded,
 )
+from toolcall_sdk._events import StepFinished, StepStarted
 from toolcall_sdk._loop_guard import LoopGuard
 from toolcall_sdk._pipeline import (
     Answer,
@@ -28,6 +30,7 @@ from toolcall_sdk._pipeline import (
     Config,
     Effect,
     LoopStop,
+    Notify,
     ResumePoint,
     StepControl,
     StepPaused,
@@ -174,6 +177,8 @@ def run_flow(
     while True:
         control = StepControl(number=number, deps=deps, guard=loop.guard, resume=resume)
         resume = None
+        if config.observe:
+            yield Notify(StepStarted(number))
         try:
             result = yield from loop.bounded(
                 flow(config, history, execute=True, context=context, control=control)
@@ -198,17 +203,18 @@ def run_flow(
                 count=stop.count,
                 steps=loop.steps,
             ) from None
-        loop.steps.append(
-            Step(
-                number=number,
-                called=result.called,
-                calls=result.calls,
-                content=result.content,
-                attempts=result.attempts,
-                route=result.route,
-                usage=result.usage,
-            )
+        step = Step(
+            number=number,
+            called=result.called,
+            calls=result.calls,
+            content=result.content,
+            attempts=result.attempts,
+            route=result.route,
+            usage=result.usage,
         )
+        loop.steps.append(step)
+        if config.observe:
+            yield Notify(_step_finished(step))
         history = result.messages
         if limits.max_steps == 1 or not result.called:
             return loop.result(result)
@@ -221,6 +227,16 @@ def run_flow(
                 steps=loop.steps,
             )
         number += 1
+
+
+def _step_finished(step: Step) -> StepFinished:
+    return StepFinished(
+        step=step.number,
+        called=step.called,
+        tools=tuple(call.name for call in step.calls),
+        attempts=len(step.attempts),
+        usage=step.usage,
+    )
 
 
 def _approval_required(loop: _Loop, paused: StepPaused, number: int) -> ApprovalRequired:

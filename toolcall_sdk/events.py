@@ -1,6 +1,12 @@
-"""The events `client.stream()` yields, for UIs that show a call as it is being made.
+"""The events `client.stream()` yields, and the events hooks receive.
 
     from toolcall_sdk.events import ContentDelta, StreamCompleted, ToolCallStarted
+    from toolcall_sdk.events import CallFinished, HookEvent, RequestSent, ToolExecuted
+
+`ToolCallEvent` is what `stream()` yields (for UIs); `HookEvent` is what a hook given to
+`ToolCallClient(..., hooks=[...])` receives: every stage of every call, sharing the
+classes where the two overlap (`AttemptFailed`, `ToolCallValidated`). See
+docs/observability.md.
 
 Why `toolcall_sdk.parsing` has events of its own (`TextDelta`, `CallStarted`,
 `ArgumentsDelta`, `CallFinished`): those describe the text of one model answer as a

@@ -20,6 +20,7 @@ EXPORTED = [
     "AuthenticationError",
     "BalancePolicy",
     "ClientClosedError",
+    "ClientMetrics",
     "ContentDelta",
     "ContextLengthExceededError",
     "DeadlineExceededError",
