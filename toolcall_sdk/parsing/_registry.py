@@ -19,6 +19,7 @@ from toolcall_sdk.parsing import (
     mistral,
     pythonic,
     qwen3_xml,
+    xlam,
 )
 from toolcall_sdk.parsing._base import FormatStream
 
@@ -26,6 +27,9 @@ __all__ = ["FORMATS", "STREAMS", "format_for"]
 
 STREAMS: Final[dict[str, type[FormatStream]]] = {
     hermes.FORMAT: hermes.HermesStream,
+    # Before Llama 3 JSON: `parse_any` tries the formats in this order, and an xLAM array
+    # read as Llama 3 objects standing in prose would leave its brackets behind as text.
+    xlam.FORMAT: xlam.XlamStream,
     llama3_json.FORMAT: llama3_json.Llama3JsonStream,
     mistral.FORMAT: mistral.MistralStream,
     pythonic.FORMAT: pythonic.PythonicStream,
@@ -62,6 +66,7 @@ _PARSER_FORMATS: Final = {
     "harmony": harmony.FORMAT,
     "kimi_k2": kimi_k2.FORMAT,
     "kimi_k3": kimi_k3.FORMAT,
+    "xlam": xlam.FORMAT,
 }
 
 # Model ids → the format their models write, tried in order (the first pattern found in the
@@ -70,7 +75,7 @@ _PARSER_FORMATS: Final = {
 _MODEL_FORMATS: Final[tuple[tuple[re.Pattern[str], str | None], ...]] = tuple(
     (re.compile(pattern, re.IGNORECASE), fmt)
     for pattern, fmt in (
-        (r"xlam", None),
+        (r"xlam", xlam.FORMAT),
         (r"toolace", pythonic.FORMAT),
         (r"hermes-[23]", hermes.FORMAT),
         # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5, QwQ and the other

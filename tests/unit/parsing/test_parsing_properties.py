@@ -234,6 +234,38 @@ def pythonic_documents(draw: st.DrawFn) -> Document:
     return calls, before + listing + after, before + after
 
 
+@st.composite
+def xlam_documents(draw: st.DrawFn) -> Document:
+    calls = []
+    elements = []
+    for _ in range(draw(st.integers(1, 3))):
+        name, arguments = draw(strings.filter(bool)), draw(json_arguments)
+        call: dict[str, Any] = {
+            "name": name,
+            draw(st.sampled_from(["arguments", "parameters"])): arguments,
+        }
+        if draw(st.booleans()):  # OpenAI's shape
+            call = {"id": "call_1", "type": "function", "function": call}
+        raw = json_text(draw, call)
+        elements.append(raw)
+        calls.append((name, compact(arguments), raw))
+    value = "[" + draw(blank) + ("," + draw(blank)).join(elements) + draw(blank) + "]"
+    shape = draw(st.sampled_from(["array", "envelope", "thought", "object"]))
+    if (
+        shape == "object"
+        and len(calls) == 1
+        and not elements[0].lstrip("{ \t\r\n").startswith('"id"')
+    ):
+        value = elements[0]
+    elif shape in ("envelope", "thought"):
+        thought = (
+            f'"thought": {json.dumps(draw(strings))},' + draw(blank) if shape == "thought" else ""
+        )
+        value = "{" + draw(blank) + thought + '"tool_calls":' + draw(blank) + value + "}"
+    before, after = draw(blank), draw(prose)
+    return calls, before + value + after, before + after
+
+
 QWEN_CLOSERS = ("</parameter>", "<parameter=", "</function>", "</tool_call>")
 
 
@@ -498,6 +530,7 @@ DOCUMENTS = {
     "llama3_json": llama3_documents(),
     "mistral": mistral_documents(),
     "pythonic": pythonic_documents(),
+    "xlam": xlam_documents(),
     "qwen3_xml": qwen3_documents(),
     "deepseek_v3": deepseek_v3_documents(),
     "deepseek_v32": deepseek_v32_documents(),
@@ -536,6 +569,9 @@ SOUP = [
     '"parameters": ',
     '"arguments": ',
     '{"a": 1}',
+    '{"tool_calls": [',
+    '[{"name": "f", "arguments": {"a": 1}}]',
+    '"thought": "", ',
     "{",
     "}",
     '"',
