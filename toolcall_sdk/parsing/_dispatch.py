@@ -16,6 +16,10 @@ from toolcall_sdk.parsing.repair import FENCED_CODE
 __all__ = ["AUTO", "detect_format", "parse", "parse_any", "require_format"]
 
 AUTO: Final = "auto"
+# The order `parse_any` tries the formats in after detection. xLAM first: Llama 3 JSON
+# would read an xLAM array's objects as calls standing in prose, and leave the array's
+# brackets behind as text.
+_FALLBACKS: Final = (xlam.FORMAT, *(fmt for fmt in FORMATS if fmt != xlam.FORMAT))
 
 
 def require_format(name: str) -> str:
@@ -130,7 +134,7 @@ def _parse_any(
         result = _fenced(text, family_or_format, schemas, tools)
         if result.calls:
             return result
-    for fmt in FORMATS:
+    for fmt in _FALLBACKS:
         if fmt not in tried:
             result = parse(text, fmt, schemas=schemas)
             if result.calls:

@@ -27,9 +27,6 @@ __all__ = ["FORMATS", "STREAMS", "format_for"]
 
 STREAMS: Final[dict[str, type[FormatStream]]] = {
     hermes.FORMAT: hermes.HermesStream,
-    # Before Llama 3 JSON: `parse_any` tries the formats in this order, and an xLAM array
-    # read as Llama 3 objects standing in prose would leave its brackets behind as text.
-    xlam.FORMAT: xlam.XlamStream,
     llama3_json.FORMAT: llama3_json.Llama3JsonStream,
     mistral.FORMAT: mistral.MistralStream,
     pythonic.FORMAT: pythonic.PythonicStream,
@@ -41,6 +38,7 @@ STREAMS: Final[dict[str, type[FormatStream]]] = {
     harmony.FORMAT: harmony.HarmonyStream,
     kimi_k2.FORMAT: kimi_k2.KimiK2Stream,
     kimi_k3.FORMAT: kimi_k3.KimiK3Stream,
+    xlam.FORMAT: xlam.XlamStream,
 }
 FORMATS: Final = tuple(STREAMS)
 

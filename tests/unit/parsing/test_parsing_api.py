@@ -59,7 +59,6 @@ def test_exports_are_pinned() -> None:
     assert parsing.__all__ == EXPORTED
     assert FORMATS == (
         "hermes",
-        "xlam",
         "llama3_json",
         "mistral",
         "pythonic",
@@ -71,6 +70,7 @@ def test_exports_are_pinned() -> None:
         "harmony",
         "kimi_k2",
         "kimi_k3",
+        "xlam",
     )
 
 

@@ -235,15 +235,13 @@ def pythonic_documents(draw: st.DrawFn) -> Document:
 
 
 @st.composite
-def xlam_documents(draw: st.DrawFn) -> Document:
+def xlam_value(draw: st.DrawFn) -> tuple[list[tuple[str, str, str]], str]:
     calls = []
     elements = []
     for _ in range(draw(st.integers(1, 3))):
         name, arguments = draw(strings.filter(bool)), draw(json_arguments)
-        call: dict[str, Any] = {
-            "name": name,
-            draw(st.sampled_from(["arguments", "parameters"])): arguments,
-        }
+        key = draw(st.sampled_from(["arguments", "parameters"]))
+        call: dict[str, Any] = {"name": name, key: arguments}
         if draw(st.booleans()):  # OpenAI's shape
             call = {"id": "call_1", "type": "function", "function": call}
         raw = json_text(draw, call)
@@ -251,19 +249,26 @@ def xlam_documents(draw: st.DrawFn) -> Document:
         calls.append((name, compact(arguments), raw))
     value = "[" + draw(blank) + ("," + draw(blank)).join(elements) + draw(blank) + "]"
     shape = draw(st.sampled_from(["array", "envelope", "thought", "object"]))
-    if (
-        shape == "object"
-        and len(calls) == 1
-        and not elements[0].lstrip("{ \t\r\n").startswith('"id"')
-    ):
+    if shape == "object" and len(calls) == 1 and '"id"' not in elements[0]:
         value = elements[0]
     elif shape in ("envelope", "thought"):
-        thought = (
-            f'"thought": {json.dumps(draw(strings))},' + draw(blank) if shape == "thought" else ""
-        )
+        thought = ""
+        if shape == "thought":
+            thought = f'"thought": {json.dumps(draw(strings))},' + draw(blank)
         value = "{" + draw(blank) + thought + '"tool_calls":' + draw(blank) + value + "}"
-    before, after = draw(blank), draw(prose)
-    return calls, before + value + after, before + after
+    return calls, value
+
+
+@st.composite
+def xlam_documents(draw: st.DrawFn) -> Document:
+    calls, text = draw(xlam_value())
+    for _ in range(draw(st.integers(0, 2))):  # more values, after `;` or blank space
+        more, value = draw(xlam_value())
+        calls += more
+        text += draw(st.text(st.sampled_from(" \t\r\n;"), max_size=3)) + value
+    before = draw(blank)
+    after = draw(prose.filter(lambda t: not t.lstrip(" \t\r\n;").startswith(("[", "{"))))
+    return calls, before + text + after, before + after
 
 
 QWEN_CLOSERS = ("</parameter>", "<parameter=", "</function>", "</tool_call>")
