@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_sdk import ToolCallFailed, tool
+from toolcall_sdk import ContentDelta, StreamCompleted, ToolCallFailed, ToolCallStarted, tool
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
 from ..conftest import ClientFactory, Ledger
@@ -273,3 +273,43 @@ def test_recovery_off_reads_no_small_model_form(
         make_client(model, tools, recover=False, max_retries=0).call("Hypotenuse?")
 
     assert failed.value.attempts[0].error_kinds == ["no_tool_call"]
+
+
+def test_an_xlam_model_streams_its_calls_as_events(
+    make_client: ClientFactory, tools: list[Any]
+) -> None:
+    answer = '[{"name": "math_hypot", "arguments": {"x": 4, "y": 5}}]'
+    model = ScriptedModel([text(answer)])
+    client = make_client(model, tools, model_id="Salesforce/Llama-xLAM-2-8b-fc-r")
+
+    events = list(client.stream("Hypotenuse?"))
+
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [(e.id, e.name) for e in started] == [("r00100000", "math_hypot")]
+    assert not [e for e in events if isinstance(e, ContentDelta)]
+    completed = events[-1]
+    assert isinstance(completed, StreamCompleted)
+    result = completed.result
+    assert result.call.arguments.model_dump() == {**HYPOT, "z": 0}
+    assert result.attempts[0].repairs == []
+
+
+def test_recovered_bare_text_values_are_typed_by_the_offered_schemas(
+    make_client: ClientFactory,
+) -> None:
+    @tool
+    def lookup_zip(zip_code: str, radius_km: int) -> str:
+        """Places near a postal code."""
+        return zip_code
+
+    leaked = (
+        "<tool_call>\n<function=lookup_zip>\n<parameter=zip_code>\n10001\n</parameter>\n"
+        "<parameter=radius_km>\n5\n</parameter>\n</function>\n</tool_call>"
+    )
+    model = ScriptedModel([text(leaked)])
+
+    result = make_client(model, [lookup_zip]).call("Places near 10001?")
+
+    # Read as JSON without the schema, the code would be the integer 10001: a wrong type.
+    assert result.call.arguments.model_dump() == {"zip_code": "10001", "radius_km": 5}
+    assert result.attempts[0].parser_miss is True

@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.replays import Replay, default_client, load_replays, load_tools, replay
-from toolcall_sdk import AsyncToolCallClient
+from benchmarks.replays import Replay, load_replays, load_tools, replay
 from toolcall_sdk.testing import ScriptedModel
 
-from ..conftest import AsyncTwin
+from ..conftest import ClientFactory
 
 REPLAYS = load_replays()
 TOOLS = load_tools()
@@ -39,28 +38,10 @@ def test_the_corpus_covers_every_style() -> None:
 
 
 @pytest.mark.parametrize("case", REPLAYS, ids=[case.id for case in REPLAYS])
-def test_replay(twin: str, case: Replay) -> None:
-    made: list[AsyncTwin] = []
+def test_replay(make_client: ClientFactory, case: Replay) -> None:
+    def factory(model: ScriptedModel, tools: list[Any], *, model_id: str) -> Any:
+        return make_client(model, tools, model_id=model_id, max_retries=0, recover=True)
 
-    def async_client(model: ScriptedModel, tools: list[Any], *, model_id: str) -> AsyncTwin:
-        client = AsyncTwin(
-            AsyncToolCallClient(
-                base_url=model.base_url,
-                model=model_id,
-                tools=tools,
-                http_client=model.async_http_client(),
-                router="always",
-                max_retries=0,
-                recover=True,
-            )
-        )
-        made.append(client)
-        return client
-
-    try:
-        outcome = replay(case, TOOLS, default_client if twin == "sync" else async_client)
-    finally:
-        for client in made:  # `replay` closed the client; its loop is ours
-            client._loop.close()
+    outcome = replay(case, TOOLS, factory)
 
     assert outcome.passed, outcome.got
