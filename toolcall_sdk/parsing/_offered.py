@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from toolcall_sdk.parsing import hermes, pythonic, xlam
 from toolcall_sdk.parsing._json import dumps_literal, loads
+from toolcall_sdk.parsing._markup import skip
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 from toolcall_sdk.parsing.repair import (
     BARE_CALL,
@@ -116,12 +117,12 @@ def read_tagged_literals(text: str) -> ParseResult | None:
     kept = 0
     pos = text.find(hermes.START)
     while pos >= 0:
-        body = _BLANK.match(text, pos + len(hermes.START)).end()  # type: ignore[union-attr]
+        body = skip(_BLANK, text, pos + len(hermes.START))
         end = pythonic.python_value_end(text, body) if text[body : body + 1] in ("{", "[") else -1
         found = None
         if end > 0 and not _is_json(text[body:end]):
             found = _literal_calls(text[body:end], (PYTHON_LITERAL,))
-        after = _BLANK.match(text, end).end() if found else -1  # type: ignore[union-attr]
+        after = skip(_BLANK, text, end) if found else -1
         if found and text.startswith(hermes.END, after):
             after += len(hermes.END)
         elif found and after != len(text):
@@ -196,11 +197,11 @@ def _line_end(text: str, pos: int, quoted: bool) -> int:
     """Where the line ends when only blank space (and the closing quote) is left from `pos`;
     -1 when something else is."""
     if quoted:
-        pos = _INDENT.match(text, pos).end()  # type: ignore[union-attr]
+        pos = skip(_INDENT, text, pos)
         if not text.startswith("`", pos):
             return -1
         pos += 1
-    pos = _INDENT.match(text, pos).end()  # type: ignore[union-attr]
+    pos = skip(_INDENT, text, pos)
     if pos == len(text) or text[pos] in "\r\n":
         return pos
     return -1
@@ -208,7 +209,7 @@ def _line_end(text: str, pos: int, quoted: bool) -> int:
 
 def _line(text: str, pos: int, tools: Collection[str]) -> tuple[list[ParsedCall], int] | None:
     """The calls that fill the line starting at `pos`, and where the line ends."""
-    i = _INDENT.match(text, pos).end()  # type: ignore[union-attr]
+    i = skip(_INDENT, text, pos)
     quoted = text.startswith("`", i) and not text.startswith("``", i)
     if quoted:
         i += 1
@@ -219,7 +220,7 @@ def _line(text: str, pos: int, tools: Collection[str]) -> tuple[list[ParsedCall]
     name = _NAME.match(text, i)
     if name is None:
         return None
-    after = _INDENT.match(text, name.end()).end()  # type: ignore[union-attr]
+    after = skip(_INDENT, text, name.end())
     if text.startswith("(", after):
         return _call_line(text, i, quoted, tools)
     if quoted:
@@ -240,7 +241,7 @@ def _call_line(
         name = _NAME.match(text, pos)
         if name is None:
             return None
-        opening = _INDENT.match(text, name.end()).end()  # type: ignore[union-attr]
+        opening = skip(_INDENT, text, name.end())
         if not text.startswith("(", opening):
             return None
         end = pythonic.python_value_end(text, opening)
@@ -251,7 +252,7 @@ def _call_line(
         if found is None or len(found) != 1:
             return None
         calls.append(ParsedCall(found[0].name, found[0].arguments, source, (BARE_CALL,)))
-        pos = _SEPARATOR.match(text, end).end()  # type: ignore[union-attr]
+        pos = skip(_SEPARATOR, text, end)
         line_end = _line_end(text, pos, quoted)
         if line_end >= 0:
             return (calls, line_end) if _offered(calls, tools) else None
@@ -262,7 +263,7 @@ def _name_line(
 ) -> tuple[list[ParsedCall], int] | None:
     if resolve_tool_name(name, tools) is None or _line_end(text, name_end, False) < 0:
         return None
-    body = _BLANK.match(text, name_end).end()  # type: ignore[union-attr]
+    body = skip(_BLANK, text, name_end)
     if not text.startswith("{", body) or "\n" not in text[name_end:body]:
         return None
     end = pythonic.python_value_end(text, body)
