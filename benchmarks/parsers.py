@@ -220,6 +220,13 @@ def _gemma4(calls: Calls) -> str:
     return "".join(f"<|tool_call>call:{n}{_gemma(a)}<tool_call|>" for n, a in calls)
 
 
+def _xlam(calls: Calls) -> str:
+    listed = [{"name": n, "arguments": a} for n, a in calls]
+    if len(calls) % 2:  # xLAM-2's list
+        return json.dumps(listed, ensure_ascii=False)
+    return json.dumps({"thought": "", "tool_calls": listed}, ensure_ascii=False)  # xLAM-1
+
+
 _RENDERERS: dict[str, Callable[[Calls], str]] = {
     "deepseek_v3": _deepseek_v3,
     "deepseek_v32": _dsml,
@@ -228,6 +235,7 @@ _RENDERERS: dict[str, Callable[[Calls], str]] = {
     "kimi_k3": _kimi_k3,
     "harmony": _harmony,
     "gemma4": _gemma4,
+    "xlam": _xlam,
 }
 
 
@@ -239,6 +247,8 @@ def corpus(fmt: str, size: int, seed: int = 0) -> list[str]:
     while total < size:
         before = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 40)))
         if fmt in ("llama3_json", "pythonic") and rng.random() < 0.5:
+            before = ""
+        if fmt == "xlam":  # the value stands at the start
             before = ""
         if fmt == "harmony":  # the prose is a preamble message
             before = f"<|channel|>commentary<|message|>{before}<|end|><|start|>assistant"

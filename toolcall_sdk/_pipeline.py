@@ -37,7 +37,7 @@ from toolcall_sdk._feedback import (
 )
 from toolcall_sdk._loop_guard import LoopGuard, call_key
 from toolcall_sdk._messages import assistant_history_entry, tool_output_content
-from toolcall_sdk._recovery import recover_calls
+from toolcall_sdk._recovery import recover_calls, repair_tool_names
 from toolcall_sdk._results import (
     Attempt,
     Problem,
@@ -429,13 +429,17 @@ def _ask_for_calls(
     state.attempts.append(attempt)
     message = answer.message
     if config.recover and not message.get("tool_calls"):
-        recovered = recover_calls(message, hint=config.model, attempt=number)
+        schemas = {name: config.schemas[name]["function"]["parameters"] for name in offered}
+        recovered = recover_calls(message, hint=config.model, attempt=number, tools=schemas)
         if recovered is not None:
-            message = recovered
+            message, read_as = recovered
             attempt.parser_miss = True
+            attempt.repairs.extend(read_as)
             if config.observe:
                 names = tuple(_call_name(call) for call in message.get("tool_calls") or ())
                 yield Notify(CallsRecovered(state.step, number, names))
+    message, renamed = repair_tool_names(message, offered)
+    attempt.repairs.extend(renamed)
     return attempt, message
 
 

@@ -1,31 +1,50 @@
-"""Recovering tool calls that a server left in the answer's text.
+"""Recovering tool calls that a server left in the answer's text, and names written askew.
 
 When the server's `--tool-call-parser` does not match the model's format (or the model
 wrapped its call in a reasoning block), a forced call comes back with no `tool_calls` and
 the call markup in `content`. The calls are read back with `toolcall_sdk.parsing` (pure
 parsers, never `eval`) and validated like any other; the attempt is flagged `parser_miss`.
-Answers the user asked to be text (`tool_choice="none"`) are never searched.
+With the offered tools' names, the forms small models write outside any format are read
+too (a call in a Markdown fence, a bare Python call of an offered tool, GLM-4's name line),
+each recorded as a repair. Answers the user asked to be text (`tool_choice="none"`) are
+never searched.
+
+A call named `math.factorial` when `math_factorial` is offered (or the reverse) is renamed
+when exactly one offered tool matches, and the repair recorded; otherwise the name stays,
+and validation reports an unknown tool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolcall_sdk.parsing import parse_with_reasoning
+from toolcall_sdk.parsing.repair import TOOL_NAME, resolve_tool_name
 
-__all__ = ["recover_calls", "recovered_call_id"]
+__all__ = ["recover_calls", "recovered_call_id", "repair_tool_names"]
 
 
 def recover_calls(
-    message: Mapping[str, Any], *, hint: str | None, attempt: int
-) -> dict[str, Any] | None:
+    message: Mapping[str, Any],
+    *,
+    hint: str | None,
+    attempt: int,
+    tools: Mapping[str, Mapping[str, Any]] | None = None,
+) -> tuple[dict[str, Any], list[str]] | None:
     """The message with `tool_calls` rebuilt from its text, or None when it holds no call.
 
     Args:
         message: An assistant message without `tool_calls`.
         hint: The model name or family, so its own format is tried first.
         attempt: The attempt number, used in the recovered call ids.
+        tools: The offered tools' parameter schemas by name: values written as bare text
+            are typed by them, and the names make the forms outside any format safe to read.
+            None reads the formats only.
+
+    Returns:
+        The rebuilt message and the repairs made to read it, as `tool:repair`
+        (`math_hypot:bare_call`), the tool being the offered one the call names.
     """
     content = message.get("content")
     reasoning = message.get("reasoning_content") or message.get("reasoning")
@@ -35,7 +54,8 @@ def recover_calls(
         reasoning = None
     if not content and not reasoning:
         return None
-    found = parse_with_reasoning(content, reasoning, hint)
+    names = tools.keys() if tools is not None else None
+    found = parse_with_reasoning(content, reasoning, hint, schemas=tools, tools=names)
     if not found.calls:
         return None
     recovered = dict(message)
@@ -48,7 +68,45 @@ def recover_calls(
         }
         for index, call in enumerate(found.calls)
     ]
-    return recovered
+    repairs = [
+        f"{resolve_tool_name(call.name, names or ()) or call.name}:{repair}"
+        for call in found.calls
+        for repair in call.repairs
+    ]
+    return recovered, repairs
+
+
+def repair_tool_names(
+    message: dict[str, Any], offered: Collection[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The message with each call's name replaced by the offered tool it means.
+
+    Only a name that is not offered and matches exactly one offered name with dots read as
+    underscores, or the reverse, is replaced (`resolve_tool_name`).
+
+    Returns:
+        The message (the same object when nothing changed) and one repair per renamed call,
+        `math_factorial:tool_name:math.factorial`.
+    """
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return message, []
+    repairs: list[str] = []
+    renamed: list[Any] = []
+    for raw in calls:
+        function = raw.get("function") if isinstance(raw, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        resolved = resolve_tool_name(name, offered) if isinstance(name, str) else None
+        if resolved is None or resolved == name:
+            renamed.append(raw)
+            continue
+        assert isinstance(raw, Mapping)
+        assert isinstance(function, Mapping)
+        renamed.append({**raw, "function": {**function, "name": resolved}})
+        repairs.append(f"{resolved}:{TOOL_NAME}:{name}")
+    if not repairs:
+        return message, []
+    return {**message, "tool_calls": renamed}, repairs
 
 
 def recovered_call_id(attempt: int, index: int) -> str:

@@ -131,13 +131,15 @@ def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
     async def no_sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> Any:
+    def factory(
+        model: ScriptedModel, tools: list[Any], *, model_id: str = "test-model", **options: Any
+    ) -> Any:
         options.setdefault("router", "always")
         if twin == "sync":
             options.setdefault("retry", RetryPolicy(sleep=sleeps.append, jitter=0.0))
             return ToolCallClient(
                 base_url=model.base_url,
-                model="test-model",
+                model=model_id,
                 tools=tools,
                 http_client=model.http_client(),
                 **options,
@@ -146,7 +148,7 @@ def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
         client = AsyncTwin(
             AsyncToolCallClient(
                 base_url=model.base_url,
-                model="test-model",
+                model=model_id,
                 tools=tools,
                 http_client=model.async_http_client(),
                 **options,

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
-from toolcall_sdk.parsing import llama3_json
+from toolcall_sdk.parsing import llama3_json, xlam
 from toolcall_sdk.parsing._auto import AutoStream
+from toolcall_sdk.parsing._offered import fences, read_lines, read_tagged_literals
 from toolcall_sdk.parsing._registry import FORMATS, STREAMS, format_for
-from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 from toolcall_sdk.parsing._values import Schemas
+from toolcall_sdk.parsing.repair import FENCED_CODE
 
 __all__ = ["AUTO", "detect_format", "parse", "parse_any", "require_format"]
 
 AUTO: Final = "auto"
+# The order `parse_any` tries the formats in after detection. xLAM first: Llama 3 JSON
+# would read an xLAM array's objects as calls standing in prose, and leave the array's
+# brackets behind as text.
+_FALLBACKS: Final = (xlam.FORMAT, *(fmt for fmt in FORMATS if fmt != xlam.FORMAT))
 
 
 def require_format(name: str) -> str:
@@ -56,8 +63,8 @@ def parse(text: str, format: str, *, schemas: Schemas | None = None) -> ParseRes
 def detect_format(text: str) -> str | None:
     """Say which format a text's calls are written in.
 
-    The first sign of a format decides (see `StreamParser("auto")`); with no sign, a Llama 3
-    JSON call standing in prose still counts.
+    The first sign of a format decides (see `StreamParser("auto")`); with no sign, an xLAM
+    value at the start, then a Llama 3 JSON call standing in prose, still count.
 
     Args:
         text: Model output.
@@ -69,8 +76,10 @@ def detect_format(text: str) -> str | None:
     engine._process(text, True)
     if engine.detected is not None:
         return engine.detected
-    if '"name"' in text and llama3_json.parse(text).calls:
-        return llama3_json.FORMAT
+    if '"name"' in text:
+        for fmt in (xlam.FORMAT, llama3_json.FORMAT):
+            if parse(text, fmt).calls:
+                return fmt
     return None
 
 
@@ -79,6 +88,7 @@ def parse_any(
     family_or_format: str | None = None,
     *,
     schemas: Schemas | None = None,
+    tools: Collection[str] | None = None,
 ) -> ParseResult:
     """Find tool calls in `text` whatever format they are in.
 
@@ -86,16 +96,60 @@ def parse_any(
     points to (what `StreamParser("auto")` reads); then every other format. The first that
     finds calls wins.
 
+    With `tools`, the forms small models write outside any format are read too, each call
+    marked with how it was written (`ParsedCall.repairs`): calls inside Markdown code
+    fences (after the first two steps), then, when no format found any, Python dicts inside
+    `<tool_call>` tags, and calls standing on lines of their own whose every name is an
+    offered tool (bare Python calls, GLM-4's name line, call values after text). See
+    docs/parsing.md, "What small models write".
+
     Args:
         text: Model output (content or reasoning).
         family_or_format: A format name, vLLM parser name, family or model id; unknown
             names are ignored.
         schemas: Parameter schemas by tool name (see `parse`).
+        tools: The names of the offered tools; None reads the formats only.
 
     Returns:
         The calls found, or no calls and `text` unchanged.
     """
+    return _parse_any(text, family_or_format, schemas, tools, in_fence=False)
+
+
+def _parse_any(
+    text: str,
+    family_or_format: str | None,
+    schemas: Schemas | None,
+    tools: Collection[str] | None,
+    *,
+    in_fence: bool,
+) -> ParseResult:
     tried: set[str] = set()
+    result = _known_then_detected(text, family_or_format, schemas, tried)
+    if result.calls:
+        return result
+    if tools is not None and not in_fence:
+        # Before the other formats: Llama 3 JSON would read a fenced call object as one
+        # standing in prose, and leave the fence behind as text.
+        result = _fenced(text, family_or_format, schemas, tools)
+        if result.calls:
+            return result
+    for fmt in _FALLBACKS:
+        if fmt not in tried:
+            result = parse(text, fmt, schemas=schemas)
+            if result.calls:
+                return result
+    if tools is not None:
+        for found in (read_tagged_literals(text), read_lines(text, tools)):
+            if found is not None:
+                return found
+    return ParseResult([], text, None)
+
+
+def _known_then_detected(
+    text: str, family_or_format: str | None, schemas: Schemas | None, tried: set[str]
+) -> ParseResult:
+    """The known format's reading, else the `"auto"` reading; `tried` gets their formats."""
     known = format_for(family_or_format) if family_or_format else None
     if known is not None:
         result = parse(text, known, schemas=schemas)
@@ -104,14 +158,33 @@ def parse_any(
         tried.add(known)
     auto = AutoStream(events=False, schemas=schemas)
     auto.run_whole(text)
-    result = auto.result()
-    if result.calls:
-        return result
     if auto.detected is not None:
         tried.add(auto.detected)
-    for fmt in FORMATS:
-        if fmt not in tried:
-            result = parse(text, fmt, schemas=schemas)
-            if result.calls:
-                return result
-    return ParseResult([], text, None)
+    return auto.result()
+
+
+def _fenced(
+    text: str, family_or_format: str | None, schemas: Schemas | None, tools: Collection[str]
+) -> ParseResult:
+    """The calls inside the text's Markdown code fences, each marked `fenced_code`; a fence
+    that holds calls is replaced by the text left around them."""
+    calls: list[ParsedCall] = []
+    pieces: list[str] = []
+    kept = 0
+    fmt = None
+    for start, end, body_start, body_end in fences(text):
+        inner = _parse_any(
+            text[body_start:body_end], family_or_format, schemas, tools, in_fence=True
+        )
+        if not inner.calls:
+            continue
+        fmt = fmt or inner.format
+        calls += [
+            ParsedCall(c.name, c.arguments, c.raw, (FENCED_CODE, *c.repairs)) for c in inner.calls
+        ]
+        pieces += [text[kept:start], inner.text.strip()]
+        kept = end
+    if not calls:
+        return ParseResult([], text, None)
+    pieces.append(text[kept:])
+    return ParseResult(calls, "".join(pieces), fmt)

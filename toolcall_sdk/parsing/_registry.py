@@ -19,6 +19,7 @@ from toolcall_sdk.parsing import (
     mistral,
     pythonic,
     qwen3_xml,
+    xlam,
 )
 from toolcall_sdk.parsing._base import FormatStream
 
@@ -37,6 +38,7 @@ STREAMS: Final[dict[str, type[FormatStream]]] = {
     harmony.FORMAT: harmony.HarmonyStream,
     kimi_k2.FORMAT: kimi_k2.KimiK2Stream,
     kimi_k3.FORMAT: kimi_k3.KimiK3Stream,
+    xlam.FORMAT: xlam.XlamStream,
 }
 FORMATS: Final = tuple(STREAMS)
 
@@ -62,6 +64,7 @@ _PARSER_FORMATS: Final = {
     "harmony": harmony.FORMAT,
     "kimi_k2": kimi_k2.FORMAT,
     "kimi_k3": kimi_k3.FORMAT,
+    "xlam": xlam.FORMAT,
 }
 
 # Model ids → the format their models write, tried in order (the first pattern found in the
@@ -70,7 +73,7 @@ _PARSER_FORMATS: Final = {
 _MODEL_FORMATS: Final[tuple[tuple[re.Pattern[str], str | None], ...]] = tuple(
     (re.compile(pattern, re.IGNORECASE), fmt)
     for pattern, fmt in (
-        (r"xlam", None),
+        (r"xlam", xlam.FORMAT),
         (r"toolace", pythonic.FORMAT),
         (r"hermes-[23]", hermes.FORMAT),
         # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5, QwQ and the other

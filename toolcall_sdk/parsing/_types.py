@@ -28,11 +28,16 @@ class ParsedCall:
         raw: The exact source text of this call, including the markup that belongs to this
             call alone (`<tool_call>...</tool_call>`, `[TOOL_CALLS]name{...}`); markup shared by
             several calls (the `[...]` of a list, `<|python_tag|>`) belongs to none of them.
+        repairs: How the call was read when no format reads it as written (only with the
+            offered tool names: `parse_any(..., tools=...)`): `"fenced_code"`,
+            `"python_literal"`, `"name_line"`, `"bare_call"`, `"call_in_text"`; empty for a
+            call read in its format.
     """
 
     name: str
     arguments: str
     raw: str
+    repairs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,15 @@ from toolcall_sdk.parsing._tagless import TaglessStream
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 from toolcall_sdk.parsing._values import Schemas
 
-__all__ = ["END_TAG", "FORMAT", "START_TAG", "PythonicStream", "calls_from_list", "parse"]
+__all__ = [
+    "END_TAG",
+    "FORMAT",
+    "START_TAG",
+    "PythonicStream",
+    "calls_from_list",
+    "parse",
+    "python_value_end",
+]
 
 FORMAT: Final = "pythonic"
 START_TAG: Final = "<|python_start|>"
@@ -93,6 +101,21 @@ def calls_from_list(source: str) -> list[ParsedCall] | None:
             return None
         calls.append(ParsedCall(name, text, _segment(source, element, lines)))
     return calls
+
+
+def python_value_end(text: str, start: int) -> int:
+    """Index just past the bracket that closes the one at `text[start]` (`(`, `[` or `{`).
+
+    Python strings (quoted either way, triple-quoted too) and comments are skipped, so a
+    bracket inside them does not count.
+
+    Returns:
+        The index, or -1 when the text ends first or the brackets nest deeper than
+        `MAX_DEPTH`.
+    """
+    walker = _ListWalker(start)
+    end = walker.advance(text, len(text), True)
+    return end if walker.deepest <= MAX_DEPTH else -1
 
 
 def _line_starts(source: str) -> list[int]:

@@ -9,6 +9,7 @@ a call while thinking and then makes it for real must not have it run twice.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
 from toolcall_sdk.parsing._dispatch import parse_any
@@ -59,6 +60,7 @@ def parse_with_reasoning(
     family_or_format: str | None = None,
     *,
     schemas: Schemas | None = None,
+    tools: Collection[str] | None = None,
 ) -> ParseResult:
     """Find calls in an answer's content, else in its think blocks, else in its reasoning.
 
@@ -68,6 +70,8 @@ def parse_with_reasoning(
         reasoning: The separate reasoning text (`reasoning_content`), if the server sent one.
         family_or_format: See `parse_any`.
         schemas: See `parse_any`.
+        tools: See `parse_any`: the offered tool names, to read what small models write
+            outside any format. Used for the content outside reasoning blocks only.
 
     Returns:
         The calls of the first place that has any: the content outside think blocks, then
@@ -77,10 +81,14 @@ def parse_with_reasoning(
     content = content or ""
     segments = _segments(content)
     results = [
-        parse_any(body, family_or_format, schemas=schemas)
+        # What only the tool names make a call is read in the answer alone: in reasoning a
+        # model drafts, and a drafted call must not run.
+        parse_any(
+            body, family_or_format, schemas=schemas, tools=None if opening or closing else tools
+        )
         if body.strip()
         else ParseResult([], body, None)
-        for _, body, _ in segments
+        for opening, body, closing in segments
     ]
     for in_think in (False, True):
         chosen = {

@@ -14,25 +14,38 @@ per-value repairs by a JSON pointer to the value: `"scalar_from_string:/amount"`
   number, `"true"` → `True` for a boolean, `"[1, 2]"` → `[1, 2]` for an array, only when the
   text is exactly the canonical form of that value (`"5.0"` stays a string for an integer).
 - `repair_arguments`: all of the above, in that order.
+- `resolve_tool_name`: `math.factorial` → the offered `math_factorial` (or the reverse; a
+  hyphen counts as the same separator), only when exactly one offered name matches.
+
+The client records these as `tool:repair`. It also records how a call it read back from the
+text was written when no format reads it as written (`ParsedCall.repairs`: `fenced_code`,
+`python_literal`, `name_line`, `bare_call`, `call_in_text`; see docs/parsing.md).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Final
 
 from toolcall_sdk.parsing._json import dumps, loads
 
 __all__ = [
+    "BARE_CALL",
+    "CALL_IN_TEXT",
     "CLOSED_TRUNCATED_JSON",
+    "FENCED_CODE",
     "JSON_STRING_ARGUMENTS",
     "JSON_STRING_VALUE",
+    "NAME_LINE",
+    "PYTHON_LITERAL",
     "SCALAR_FROM_STRING",
+    "TOOL_NAME",
     "close_truncated_json",
     "coerce_scalars",
     "repair_arguments",
+    "resolve_tool_name",
     "unwrap_json_string",
 ]
 
@@ -40,6 +53,15 @@ CLOSED_TRUNCATED_JSON: Final = "closed_truncated_json"
 JSON_STRING_ARGUMENTS: Final = "json_string_arguments"
 SCALAR_FROM_STRING: Final = "scalar_from_string"
 JSON_STRING_VALUE: Final = "json_string_value"
+# A tool name written with dots for underscores or the reverse; followed by the name as
+# written: `tool_name:math.factorial`.
+TOOL_NAME: Final = "tool_name"
+# How a call read back from text was written (`ParsedCall.repairs`).
+FENCED_CODE: Final = "fenced_code"
+PYTHON_LITERAL: Final = "python_literal"
+NAME_LINE: Final = "name_line"
+BARE_CALL: Final = "bare_call"
+CALL_IN_TEXT: Final = "call_in_text"
 
 # Arguments wrapped in a string inside a string inside...: models do not nest deeper.
 _MAX_UNWRAP: Final = 3
@@ -190,6 +212,36 @@ def repair_arguments(
             text = dumps(coerced)
             repairs += changed
     return text, repairs
+
+
+def resolve_tool_name(name: str, offered: Collection[str]) -> str | None:
+    """The offered tool a call's name means, allowing dots written for underscores.
+
+    Models trained on Python APIs write `math.factorial` where the tool is offered as
+    `math_factorial` (OpenAI-style names allow no dots), and the reverse. Dots, underscores
+    and hyphens are compared as one separator; every other character must be the same.
+
+    Args:
+        name: The name as the model wrote it.
+        offered: The names of the offered tools.
+
+    Returns:
+        `name` when it is offered; else the one offered name that differs from it only in
+        its separators; None when there is no such name, or more than one (`math_hypot` and
+        `math-hypot` both offered for `math.hypot`: which tool was meant is unknown, and the
+        model is told the name is unknown).
+    """
+    if name in offered:
+        return name
+    key = _separators(name)
+    if key == name and "_" not in name:
+        return None
+    found = [tool for tool in offered if _separators(tool) == key]
+    return found[0] if len(found) == 1 else None
+
+
+def _separators(name: str) -> str:
+    return name.replace(".", "_").replace("-", "_")
 
 
 def _pointer(path: str, key: str | int) -> str:

@@ -48,6 +48,7 @@ SAMPLES = {
     "llama3_json": '{"name": "f", "parameters": {"a": 1}}',
     "mistral": '[TOOL_CALLS]f{"a": 1}',
     "pythonic": "[f(a=1)]",
+    "xlam": '[{"name": "f", "arguments": {"a": 1}}]',
     "qwen3_xml": (
         "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
     ),
@@ -69,6 +70,7 @@ def test_exports_are_pinned() -> None:
         "harmony",
         "kimi_k2",
         "kimi_k3",
+        "xlam",
     )
 
 
@@ -85,7 +87,7 @@ def test_exports_are_pinned() -> None:
         ("meta-llama/Llama-3.1-8B-Instruct", "llama3_json"),
         ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3_xml"),
         ("no-such-model", None),
-        ("xlam", None),  # a vLLM parser whose output none of our formats reads
+        ("xlam", "xlam"),
         # Current model ids: each family's own format.
         ("Qwen/Qwen3-8B", "hermes"),
         ("Qwen/Qwen3-4B-Instruct-2507", "hermes"),
@@ -111,7 +113,8 @@ def test_exports_are_pinned() -> None:
         ("NousResearch/Hermes-3-Llama-3.1-8B", "hermes"),
         ("mistralai/Magistral-Small-2509", "mistral"),
         ("mistralai/Devstral-Small-2507", "mistral"),
-        ("Salesforce/Llama-xLAM-2-8b-fc-r", None),
+        ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
+        ("Salesforce/xLAM-7b-fc-r", "xlam"),
         # vLLM parser names of the new formats.
         ("openai", "harmony"),
         ("glm47", "glm45"),

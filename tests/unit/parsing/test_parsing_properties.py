@@ -234,6 +234,43 @@ def pythonic_documents(draw: st.DrawFn) -> Document:
     return calls, before + listing + after, before + after
 
 
+@st.composite
+def xlam_value(draw: st.DrawFn) -> tuple[list[tuple[str, str, str]], str]:
+    calls = []
+    elements = []
+    for _ in range(draw(st.integers(1, 3))):
+        name, arguments = draw(strings.filter(bool)), draw(json_arguments)
+        key = draw(st.sampled_from(["arguments", "parameters"]))
+        call: dict[str, Any] = {"name": name, key: arguments}
+        if draw(st.booleans()):  # OpenAI's shape
+            call = {"id": "call_1", "type": "function", "function": call}
+        raw = json_text(draw, call)
+        elements.append(raw)
+        calls.append((name, compact(arguments), raw))
+    value = "[" + draw(blank) + ("," + draw(blank)).join(elements) + draw(blank) + "]"
+    shape = draw(st.sampled_from(["array", "envelope", "thought", "object"]))
+    if shape == "object" and len(calls) == 1 and '"id"' not in elements[0]:
+        value = elements[0]
+    elif shape in ("envelope", "thought"):
+        thought = ""
+        if shape == "thought":
+            thought = f'"thought": {json.dumps(draw(strings))},' + draw(blank)
+        value = "{" + draw(blank) + thought + '"tool_calls":' + draw(blank) + value + "}"
+    return calls, value
+
+
+@st.composite
+def xlam_documents(draw: st.DrawFn) -> Document:
+    calls, text = draw(xlam_value())
+    for _ in range(draw(st.integers(0, 2))):  # more values, after `;` or blank space
+        more, value = draw(xlam_value())
+        calls += more
+        text += draw(st.text(st.sampled_from(" \t\r\n;"), max_size=3)) + value
+    before = draw(blank)
+    after = draw(prose.filter(lambda t: not t.lstrip(" \t\r\n;").startswith(("[", "{"))))
+    return calls, before + text + after, before + after
+
+
 QWEN_CLOSERS = ("</parameter>", "<parameter=", "</function>", "</tool_call>")
 
 
@@ -498,6 +535,7 @@ DOCUMENTS = {
     "llama3_json": llama3_documents(),
     "mistral": mistral_documents(),
     "pythonic": pythonic_documents(),
+    "xlam": xlam_documents(),
     "qwen3_xml": qwen3_documents(),
     "deepseek_v3": deepseek_v3_documents(),
     "deepseek_v32": deepseek_v32_documents(),
@@ -536,6 +574,9 @@ SOUP = [
     '"parameters": ',
     '"arguments": ',
     '{"a": 1}',
+    '{"tool_calls": [',
+    '[{"name": "f", "arguments": {"a": 1}}]',
+    '"thought": "", ',
     "{",
     "}",
     '"',
