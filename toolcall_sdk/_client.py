@@ -86,7 +86,12 @@ from toolcall_sdk._run_state import check_approvals, decode_state
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
-from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
+from toolcall_sdk._transport import (
+    RetryPolicy,
+    acall_with_retries,
+    call_with_retries,
+    translate_error,
+)
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.parsing import format_for
@@ -729,8 +734,7 @@ class ToolCallClient(_ClientCore):
                 response.close()
 
         try:
-            retry = retrying(self._retry, max_delay=exchange.limits.remaining())
-            opened = retry(once)
+            opened = call_with_retries(self._retry, once, max_delay=exchange.limits.remaining())
             if isinstance(opened, Answer):
                 answer = opened
             else:
@@ -969,8 +973,9 @@ class AsyncToolCallClient(_ClientCore):
                 await response.aclose()
 
         try:
-            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining())
-            opened: Answer | _Opened = await retry(once)
+            opened: Answer | _Opened = await acall_with_retries(
+                self._retry, once, max_delay=exchange.limits.remaining()
+            )
             if isinstance(opened, Answer):
                 answer = opened
             else:
