@@ -273,6 +273,8 @@ class _ClientCore:
         return translate_error(exc, base_url=url, model=self.model, tries=tries)
 
     def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
+        if not logger.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check
+            return
         calls = answer.message.get("tool_calls") or []
         logger.debug(
             "%s request: finish=%s calls=%s %.3fs",
