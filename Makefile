@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-router test lint format typecheck unit
+.PHONY: install install-router test lint format typecheck unit bench
 
 # What the unit tests need: the SDK with the dev extra (which pulls the cli extra) and the
 # demo model's own distribution (demo-model/). No torch: the router's tests skip without it.
@@ -31,3 +31,8 @@ typecheck:
 
 unit:
 	$(BIN)/pytest tests/unit -q
+
+# What the SDK costs next to the raw openai client and pydantic-ai (docs/performance.md).
+bench:
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python benchmarks/overhead.py
