@@ -23,6 +23,7 @@ from toolcall_sdk import ToolCallClient
 from toolcall_sdk.testing import ScriptedModel
 
 PROFILES = Path(__file__).parent / "profiles"
+_ROOT = Path(__file__).resolve().parent.parent
 _FLAT_ROWS = 40
 
 
@@ -70,11 +71,13 @@ def main() -> None:
             stem = PROFILES / f"{name}-{where}"
             tree = profiler.output_text(unicode=True, time="percent_of_total")
             flat = profiler.output_text(flat=True, time="percent_of_total").splitlines()
-            stem.with_suffix(".txt").write_text(
+            text = (
                 f"{options.calls} calls\n{tree}\nSelf time by function, top {_FLAT_ROWS}:\n"
                 + "\n".join(flat[:_FLAT_ROWS])
                 + "\n"
             )
+            # Paths relative to the checkout: the profile says nothing about this machine.
+            stem.with_suffix(".txt").write_text(text.replace(f"{_ROOT}/", ""))
             stem.with_suffix(".html").write_text(profiler.output_html())
             print(f"{stem}.txt, {stem}.html")
 
