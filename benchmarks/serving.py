@@ -279,16 +279,21 @@ async def measure(
     warmup: bool,
 ) -> dict[str, list[Run]]:
     pipelines = Pipelines(base_url, model, api_key, cases, concurrency)
+    calls = max(requests, 4 * concurrency)  # a round shorter than that measures its stragglers
     try:
-        if warmup:  # one pass over the cases: the server compiles a grammar per schema
+        if warmup:
+            # A pass over the cases (the server compiles a grammar per schema on first use),
+            # and enough calls to open every connection of the pool.
             for name in PIPELINES:
-                await _drive(pipelines.call(name), cases, concurrency, len(cases))
+                await _drive(
+                    pipelines.call(name), cases, concurrency, max(len(cases), 2 * concurrency)
+                )
         runs: dict[str, list[Run]] = {name: [] for name in PIPELINES}
         for number in range(rounds):
             shift = number % len(PIPELINES)
             for name in PIPELINES[shift:] + PIPELINES[:shift]:
                 before = pipelines.counters[name][0]
-                run = await _drive(pipelines.call(name), cases, concurrency, requests)
+                run = await _drive(pipelines.call(name), cases, concurrency, calls)
                 run.requests = pipelines.counters[name][0] - before
                 runs[name].append(run)
         return runs
@@ -424,7 +429,12 @@ def main() -> None:
     parser.add_argument("--model", help="the served model (default: the first listed)")
     parser.add_argument("--api-key", default=os.environ.get("TOOLCALL_API_KEY", "EMPTY"))
     parser.add_argument("--concurrency", default="1,8,32", help="comma-separated levels")
-    parser.add_argument("--requests", type=int, default=48, help="calls per pipeline per round")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=48,
+        help="calls per pipeline per round (4 per concurrent call at least)",
+    )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--cases", type=int, default=16)
     parser.add_argument(
@@ -454,7 +464,8 @@ def main() -> None:
         one, five, _ = os.getloadavg()
         print(
             f"{base_url}, model {model}; {len(cases)} cases ({source}); {options.requests} "
-            f"calls per pipeline per round, {options.rounds} rounds; load {one:.1f} / {five:.1f}\n"
+            "calls per pipeline per round (4 per concurrent call at least), "
+            f"{options.rounds} rounds; load {one:.1f} / {five:.1f}\n"
         )
         rows = []
         for concurrency in levels:
