@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install install-router test lint format typecheck unit docs
+.PHONY: install install-router test lint format typecheck unit docs bench
 
 # What the unit tests need: the SDK with the dev extra (which pulls the cli extra) and the
 # demo model's own distribution (demo-model/). No torch: the router's tests skip without it.
@@ -35,3 +35,8 @@ unit:
 # The documentation site, as CI builds it (warnings are errors); `mkdocs serve` to read it.
 docs:
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d $${TMPDIR:-/tmp}/toolcall-sdk-site
+
+# What the SDK costs next to the raw openai client and pydantic-ai (docs/performance.md).
+bench:
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python benchmarks/overhead.py

@@ -89,7 +89,12 @@ from toolcall_sdk._run_state import check_approvals, decode_state
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
-from toolcall_sdk._transport import RetryPolicy, async_retrying, retrying, translate_error
+from toolcall_sdk._transport import (
+    RetryPolicy,
+    acall_with_retries,
+    call_with_retries,
+    translate_error,
+)
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.parsing import format_for
@@ -244,13 +249,19 @@ class _ClientCore:
     def _request_kwargs(
         self, request: ChatRequest, stream: bool, headers: Mapping[str, str] | None
     ) -> dict[str, Any]:
-        kwargs = dict(request.params)
+        """The JSON body and the request options of one request (see `_send`)."""
+        body = dict(request.params)
         # Headers from hooks (W3C trace context) ride along; the stage header is ours.
-        kwargs["extra_headers"] = {**(headers or {}), STAGE_HEADER: request.stage}
+        options: openai.RequestOptions = {
+            "headers": {**(headers or {}), STAGE_HEADER: request.stage}
+        }
+        extra = body.pop("extra_body", None)
+        if extra is not None:
+            options["extra_json"] = extra
         if stream:
-            kwargs["stream"] = True
-            kwargs["stream_options"] = {"include_usage": True}
-        return kwargs
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return {"body": body, "options": options}
 
     def _answer_events(self, request: ChatRequest) -> AnswerEvents:
         # Plain answers are text the user asked for: never searched for calls (as in call()).
@@ -307,6 +318,8 @@ class _ClientCore:
         return translate_error(exc, base_url=url, model=self.model, tries=tries)
 
     def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
+        if not logger.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check
+            return
         calls = answer.message.get("tool_calls") or []
         logger.debug(
             "%s request: finish=%s calls=%s %.3fs",
@@ -320,13 +333,36 @@ class _ClientCore:
 class _Opened(NamedTuple):
     """A live stream whose response has begun; it is read outside the retries."""
 
-    manager: Any  # openai's streaming-response context manager, already entered
-    response: Any
+    response: httpx2.Response
 
 
-class _AsyncOpened(NamedTuple):
-    manager: Any
-    response: Any
+# Chat requests go through `client.post`, not `chat.completions.create`: the pipeline's body
+# is plain JSON already, and `create` would walk it against openai's parameter types on
+# every request (about half of a raw call's CPU time, growing with the conversation and the
+# tools) only to send the same bytes. Status errors, timeouts and connection errors are
+# raised as by `create`; the body is read here, piece by piece (`_body`).
+_CHAT_PATH = "/chat/completions"
+
+
+def _send(client: openai.OpenAI, kwargs: dict[str, Any], seconds: float) -> httpx2.Response:
+    """Send one chat request within `seconds`; the response, its body not yet read."""
+    options: openai.RequestOptions = kwargs["options"].copy()
+    options["timeout"] = seconds
+    response: httpx2.Response = client.post(
+        _CHAT_PATH, cast_to=httpx2.Response, body=kwargs["body"], options=options, stream=True
+    )
+    return response
+
+
+async def _asend(
+    client: openai.AsyncOpenAI, kwargs: dict[str, Any], seconds: float
+) -> httpx2.Response:
+    options: openai.RequestOptions = kwargs["options"].copy()
+    options["timeout"] = seconds
+    response: httpx2.Response = await client.post(
+        _CHAT_PATH, cast_to=httpx2.Response, body=kwargs["body"], options=options, stream=True
+    )
+    return response
 
 
 def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
@@ -825,12 +861,9 @@ class ToolCallClient(_ClientCore):
         def once() -> Answer | _Opened:
             client = self._clients[exchange.acquire()]
             timeout = exchange.timeout(self._timeout)
-            opening = client.chat.completions.with_streaming_response.create(
-                **exchange.kwargs, timeout=timeout
-            )
-            response = opening.__enter__()
+            response = _send(client, exchange.kwargs, timeout)
             if exchange.events is not None:
-                return _Opened(opening, response)
+                return _Opened(response)
             try:
                 reader = exchange.reader()
                 for data in response.iter_bytes():
@@ -839,12 +872,16 @@ class ToolCallClient(_ClientCore):
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
             finally:
-                opening.__exit__(None, None, None)
+                response.close()
 
         try:
             wait = exchange.wait(self._retry.backoff)
-            retry = retrying(self._retry, max_delay=exchange.limits.remaining(), wait=wait)
-            opened = retry(exchange.tracked(once))
+            opened = call_with_retries(
+                self._retry,
+                exchange.tracked(once),
+                max_delay=exchange.limits.remaining(),
+                wait=wait,
+            )
             if isinstance(opened, Answer):
                 answer = opened
             else:
@@ -859,7 +896,7 @@ class ToolCallClient(_ClientCore):
                     raise
                 finally:
                     exchange.release(None)  # answered (after an error: already released)
-                    opened.manager.__exit__(None, None, None)
+                    opened.response.close()
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)
@@ -1153,35 +1190,36 @@ class AsyncToolCallClient(_ClientCore):
             request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
         )
 
-        async def once() -> Answer | _AsyncOpened:
+        async def once() -> Answer | _Opened:
             client = self._clients[exchange.acquire()]
             timeout = exchange.timeout(self._timeout)
-            opening = client.chat.completions.with_streaming_response.create(
-                **exchange.kwargs, timeout=timeout
-            )
-            response = await opening.__aenter__()
+            response = await _asend(client, exchange.kwargs, timeout)
             if exchange.events is not None:
-                return _AsyncOpened(opening, response)
+                return _Opened(response)
             try:
                 reader = exchange.reader()
-                async for data in response.iter_bytes():
+                async for data in response.aiter_bytes():
                     reader.feed(data)
                 return reader.finish()[1]
             except httpx2.TransportError as exc:
                 raise _broken_stream(exc) from exc
             finally:
-                await opening.__aexit__(None, None, None)
+                await response.aclose()
 
         try:
             wait = exchange.wait(self._retry.backoff)
-            retry = async_retrying(self._retry, max_delay=exchange.limits.remaining(), wait=wait)
-            opened: Answer | _AsyncOpened = await retry(exchange.atracked(once))
+            opened: Answer | _Opened = await acall_with_retries(
+                self._retry,
+                exchange.atracked(once),
+                max_delay=exchange.limits.remaining(),
+                wait=wait,
+            )
             if isinstance(opened, Answer):
                 answer = opened
             else:
                 try:
                     reader = exchange.reader()
-                    async for data in opened.response.iter_bytes():
+                    async for data in opened.response.aiter_bytes():
                         for event in reader.feed(data):
                             yield event
                     last, answer = reader.finish()
@@ -1192,7 +1230,7 @@ class AsyncToolCallClient(_ClientCore):
                     raise
                 finally:
                     exchange.release(None)  # answered (after an error: already released)
-                    await opened.manager.__aexit__(None, None, None)
+                    await opened.response.aclose()
         except (openai.APIError, httpx2.TransportError, ValueError) as exc:
             raise self._typed_error(exc, exchange) from exc
         self._log_attempt(request, answer)

@@ -6,6 +6,7 @@ JSON schema, its validation and the call of the function all derive from that on
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 import typing
@@ -75,6 +76,8 @@ class Tool(Generic[P, R]):
         # Set when the function takes a RunContext: the caller's deps, never the model's.
         self._context_parameter = context_parameter
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
+        # `openai_schema()` entries already built, by what they are built from.
+        self._schemas: dict[tuple[str, str, bool, type[BaseModel]], dict[str, Any]] = {}
         if function is not None:
             self.__doc__ = function.__doc__
             self.__wrapped__ = function
@@ -102,12 +105,20 @@ class Tool(Generic[P, R]):
             `{"type": "function", "function": {"name", "description", "parameters", ...}}`.
         """
         use_strict = strict if self.strict is None else self.strict
-        return openai_tool_entry(
-            name=self.name,
-            description=self.description,
-            parameters=self.args_model.model_json_schema(),
-            strict=use_strict,
-        )
+        # Building the schema takes about a millisecond per tool (Pydantic's generator, then
+        # the strict form); every client built on the tool, and the routers, ask again. The
+        # key holds everything it is built from, so a changed attribute builds it anew.
+        key = (self.name, self.description, use_strict, self.args_model)
+        entry = self._schemas.get(key)
+        if entry is None:
+            entry = openai_tool_entry(
+                name=self.name,
+                description=self.description,
+                parameters=self.args_model.model_json_schema(),
+                strict=use_strict,
+            )
+            self._schemas[key] = entry
+        return copy.deepcopy(entry)  # a caller may change its copy; the cached one stays
 
     @property
     def wants_context(self) -> bool:

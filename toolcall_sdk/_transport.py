@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import openai
 from tenacity import (
@@ -43,7 +43,9 @@ from toolcall_sdk._errors import (
 
 __all__ = [
     "RetryPolicy",
+    "acall_with_retries",
     "async_retrying",
+    "call_with_retries",
     "error_body_message",
     "is_transient",
     "retrying",
@@ -51,6 +53,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("toolcall_sdk")
+
+_T = TypeVar("_T")
 
 # Phrases vLLM (and other OpenAI-compatible servers) use when a request does not fit.
 _CONTEXT_PHRASES = (
@@ -150,6 +154,72 @@ def async_retrying(
     if policy.async_sleep is not None:
         kwargs["sleep"] = policy.async_sleep
     return AsyncRetrying(**kwargs)
+
+
+def call_with_retries(
+    policy: RetryPolicy,
+    attempt: Callable[[], _T],
+    *,
+    max_delay: float | None = None,
+    wait: Callable[[RetryCallState], float] | None = None,
+) -> _T:
+    """`retrying(policy, max_delay=max_delay, wait=wait)(attempt)`, paying for the
+    controller only when the first try fails.
+
+    Almost every request succeeds at once, and a tenacity controller costs more than the
+    rest of the client's bookkeeping for a request (building it, and its loop around even
+    a successful try). So the first try runs bare; a transient failure builds the
+    controller, which is handed that failure as its own first try (raised again, at once)
+    and goes on as it would have from the start: the same stop (the time the first try took
+    is taken off the deadline), backoff, logs and sleeps. Any other error is raised as the
+    controller would raise it.
+    """
+    started = time.monotonic()
+    try:
+        return attempt()
+    except Exception as exc:
+        if not is_transient(exc):
+            raise
+        failed: list[Exception] = [exc]
+
+    def again() -> _T:
+        if failed:
+            raise failed.pop()
+        return attempt()
+
+    left = _left(policy, max_delay, time.monotonic() - started)
+    return retrying(policy, max_delay=left, wait=wait)(again)
+
+
+async def acall_with_retries(
+    policy: RetryPolicy,
+    attempt: Callable[[], Awaitable[_T]],
+    *,
+    max_delay: float | None = None,
+    wait: Callable[[RetryCallState], float] | None = None,
+) -> _T:
+    """The async twin of `call_with_retries`."""
+    started = time.monotonic()
+    try:
+        return await attempt()
+    except Exception as exc:
+        if not is_transient(exc):
+            raise
+        failed: list[Exception] = [exc]
+
+    async def again() -> _T:
+        if failed:
+            raise failed.pop()
+        return await attempt()
+
+    left = _left(policy, max_delay, time.monotonic() - started)
+    return await async_retrying(policy, max_delay=left, wait=wait)(again)
+
+
+def _left(policy: RetryPolicy, max_delay: float | None, spent: float) -> float:
+    # The controller starts its clock after the first try: the deadline shrinks by as much.
+    deadline = policy.deadline if max_delay is None else min(policy.deadline, max_delay)
+    return deadline - spent
 
 
 def _controller_kwargs(

@@ -21,6 +21,9 @@ _POLL_INTERVAL = 0.05
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default backlog of 5 resets connections when many clients connect at
+    # once (an async client opening its pool for hundreds of concurrent calls).
+    request_queue_size = 1024
 
     def __init__(self, core: ScriptCore, port: int = 0) -> None:
         self.core = core

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from toolcall_sdk import (
+    AsyncToolCallClient,
     AuthenticationError,
     ContextLengthExceededError,
     MalformedResponseError,
@@ -278,6 +280,44 @@ def test_deadline_stops_before_a_backoff_would_cross_it(
     # The third backoff (4 s) would end past the 2.5 s deadline: no fourth request.
     assert sleeps == [1.0, 2.0]
     assert len(model.requests) == 3
+
+
+@pytest.mark.parametrize("twin", ["sync", "async"])
+def test_the_first_try_counts_against_the_retry_deadline(get_weather: Any, twin: str) -> None:
+    # The first try runs before any retry controller exists; its time still counts.
+    slept: list[float] = []
+
+    async def no_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    policy = RetryPolicy(
+        attempts=5,
+        deadline=1.1,
+        initial_backoff=1.0,
+        jitter=0.0,
+        sleep=slept.append,
+        async_sleep=no_sleep,
+    )
+    model = ScriptedModel([delay(0.2, http_error(503)), tool_call("get_weather", WEATHER)])
+
+    def call_sync(base_url: str) -> None:
+        with ToolCallClient(
+            base_url, model="m", tools=[get_weather], router="always", retry=policy
+        ) as client:
+            client.call("Oslo?")
+
+    async def call_async(base_url: str) -> None:
+        async with AsyncToolCallClient(
+            base_url, model="m", tools=[get_weather], router="always", retry=policy
+        ) as client:
+            await client.call("Oslo?")
+
+    with model.serve() as base_url, pytest.raises(ServerUnavailableError):
+        call_sync(base_url) if twin == "sync" else asyncio.run(call_async(base_url))
+
+    # 0.2 s spent on the first try plus a 1 s backoff would pass the 1.1 s deadline.
+    assert slept == []
+    assert len(model.requests) == 1
 
 
 def test_own_openai_client_is_used_without_its_retries(get_weather: Any, ledger: Ledger) -> None:

@@ -141,3 +141,31 @@ def test_client_strict_false_sends_plain_schemas() -> None:
     [entry] = model.calls_for("call")[0].tools or []
     assert "strict" not in entry["function"]
     assert entry["function"]["parameters"]["required"] == ["order_id", "address"]
+
+
+def test_a_schema_is_built_once_and_handed_out_as_a_copy() -> None:
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather of a city."""
+        return city
+
+    first = get_weather.openai_schema(strict=True)
+    first["function"]["parameters"]["properties"]["city"]["type"] = "integer"
+    again = get_weather.openai_schema(strict=True)
+
+    assert again["function"]["parameters"]["properties"]["city"] == {"type": "string"}
+    assert "strict" not in get_weather.openai_schema(strict=False)["function"]
+
+
+def test_a_changed_tool_gets_a_new_schema() -> None:
+    @tool
+    def get_weather(city: str) -> str:
+        """Weather of a city."""
+        return city
+
+    get_weather.openai_schema(strict=True)
+    get_weather.description = "Today's weather of a city."
+
+    assert get_weather.openai_schema(strict=True)["function"]["description"] == (
+        "Today's weather of a city."
+    )
