@@ -750,6 +750,7 @@ def render(results: Mapping[str, Findings], elapsed: float) -> str:
     lines.append(f"\n{total} inputs in {elapsed:.0f} s")
     for name, found in results.items():
         lines += [f"{name}: {example}" for example in found.examples]
+        lines.append(f"{name}: slowest input ({found.slowest_s * 1000:.0f} ms): {found.slowest}")
     return "\n".join(lines)
 
 
