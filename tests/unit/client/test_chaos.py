@@ -51,7 +51,7 @@ def test_a_thousand_calls_through_faults_lose_nothing_and_run_nothing_twice(
     assert report.over_bound == 0, render(report)
     # Not vacuous: every fault class was injected, and calls both completed and failed.
     assert set(report.injected) == set(faults_for(stream))
-    assert report.completed > 0.8 * config.calls
+    assert report.completed > config.calls // 2
     assert report.failed > 0
     assert report.pairs_completed > 0
     assert report.reused_calls >= report.pairs_completed  # each repeated charge was reused
