@@ -52,9 +52,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Annotated, Any, Final
 
 from pydantic import Field
+
+if __name__ == "__main__":  # `python benchmarks/chaos.py`: put the repository on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from toolcall_sdk import (
     AsyncToolCallClient,
