@@ -1,7 +1,8 @@
 """Chaos: many `run()` calls through a seeded fault mix, against a real local HTTP server.
 
     python benchmarks/chaos.py [--calls 10000] [--stream] [--seed 0] [--fault-rate 0.2]
-                               [--concurrency 64] [--deadline 5] [--json]
+                               [--faults endless,trickle,...] [--concurrency 64]
+                               [--deadline 5] [--json]
 
 A `ScriptedModel` served over HTTP (in a process of its own, so that its threads do not
 share the client's interpreter lock) answers every request from a script callable. The
@@ -133,6 +134,8 @@ class ChaosConfig:
         max_retries: Model attempts after the first (`max_retries=`).
         trickle_interval: Seconds between the pieces of a trickling body.
         endless_interval: Seconds between the chunks of an endless stream.
+        faults: The fault classes to draw from (None: all of `faults_for(stream)`), each
+            as likely; name one several times to weigh it more.
     """
 
     calls: int = 10_000
@@ -150,6 +153,7 @@ class ChaosConfig:
     max_retries: int = 2
     trickle_interval: float = 0.01
     endless_interval: float = 0.01
+    faults: tuple[str, ...] | None = None
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(
@@ -196,7 +200,7 @@ class FaultScript:
 
     def __init__(self, config: ChaosConfig) -> None:
         self.config = config
-        self.faults = faults_for(config.stream)
+        self.faults = config.faults or faults_for(config.stream)
         self.injected: Counter[str] = Counter()
         self.requests: Counter[str] = Counter()
         self._tries: Counter[tuple[str, int]] = Counter()
@@ -677,6 +681,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--fault-rate", type=float, default=defaults.fault_rate)
     parser.add_argument("--deadline", type=float, default=defaults.deadline)
+    parser.add_argument(
+        "--faults",
+        type=lambda text: tuple(text.split(",")),
+        help="the fault mix: comma-separated classes, a class named twice weighs double "
+        f"(default: all of {', '.join(faults_for(True))})",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     # Every transport retry logs a warning: thousands here, all expected.
@@ -688,7 +698,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         fault_rate=args.fault_rate,
         deadline=args.deadline,
+        faults=args.faults,
     )
+    unknown = set(config.faults or ()) - set(faults_for(config.stream))
+    if unknown:
+        parser.error(f"unknown fault classes for this mode: {', '.join(sorted(unknown))}")
     report = asyncio.run(run_chaos(config))
     if args.json:
         print(json.dumps({**asdict(report), "bound_s": config.bound()}, indent=2, default=str))
