@@ -242,6 +242,7 @@ def answer_from_body(body: Any, latency: float) -> Answer:
         )
     message = _without_nulls(choice["message"])
     message.setdefault("content", None)
+    _check_tool_calls(message.get("tool_calls"), body)
     usage = body.get("usage")
     finish_reason = choice.get("finish_reason")
     return Answer(
@@ -249,6 +250,25 @@ def answer_from_body(body: Any, latency: float) -> Answer:
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         usage=usage_of(usage) if isinstance(usage, dict) else usage_of({}),
         latency_s=latency,
+    )
+
+
+def _check_tool_calls(tool_calls: Any, body: Any) -> None:
+    # A server builds tool_calls itself (the model only writes text), so a list of call
+    # objects each with a function object, or nothing, is the only shape a working server
+    # sends; any other is a server bug that no retry of the model can fix.
+    if tool_calls is None or (
+        isinstance(tool_calls, list)
+        and all(
+            isinstance(call, dict) and isinstance(call.get("function", {}), dict)
+            for call in tool_calls
+        )
+    ):
+        return
+    raise MalformedResponseError(
+        "the server answered with tool_calls that are not a list of call objects "
+        '({"id", "type", "function": {"name", "arguments"}}); it is not a chat completion',
+        body=str(body)[:500],
     )
 
 

@@ -43,8 +43,9 @@ _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
 def feedback_text(problem: Problem, available: Sequence[str]) -> str:
     """The content of the `tool` (or `user`) message answering a rejected call."""
-    tool = problem.tool_name or "the tool"
-    call = f" (call {problem.call_id})" if problem.call_id else ""
+    # The name and id come from the server's answer: quoted within bounds like the rest.
+    tool = shorten(problem.tool_name or "the tool", MAX_QUOTED_NAME_CHARS)
+    call = f" (call {shorten(problem.call_id, MAX_QUOTED_NAME_CHARS)})" if problem.call_id else ""
     message = shorten(problem.message, MAX_QUOTED_MESSAGE_CHARS)
     if problem.kind == "invalid_arguments":
         lines = [f"VALIDATION_ERROR in {tool}{call}:"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from toolcall_sdk.parsing._json import MAX_DEPTH
+from toolcall_sdk.parsing._json import MAX_NUMBER_CHARS as _PARSING_NUMBER_CHARS
 
 __all__ = [
     "MAX_ARGUMENTS_CHARS",
@@ -32,9 +33,10 @@ MAX_ARGUMENTS_DEPTH: Final = MAX_DEPTH
 """Deepest nesting of objects and arrays decoded (the parsers' own bound). Real arguments
 nest a few levels; Python's decoder recurses once per level and fails near 1,000."""
 
-MAX_NUMBER_CHARS: Final = 100
-"""Longest number literal decoded. No quantity a tool takes needs more digits; Python
-refuses to convert integers past 4,300 digits, and the conversion is quadratic below that."""
+MAX_NUMBER_CHARS: Final = _PARSING_NUMBER_CHARS
+"""Longest number literal decoded, and the longest numeric string the repairs convert (the
+parsers' own bound). No quantity a tool takes needs more digits; Python refuses to convert
+integers past 4,300 digits, and the conversion is quadratic below that."""
 
 MAX_QUOTED_NAME_CHARS: Final = 64
 """Longest tool name or field path quoted back. Tool names are at most 64 characters

@@ -8,6 +8,7 @@ JSON objects the server sent (dicts), the way `_body` decodes them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ class StreamAccumulator:
         if isinstance(usage, dict):
             self.usage = usage_of(usage)
         for choice in _first_choices(chunk):
-            if choice.get("finish_reason") is not None:
+            if isinstance(choice.get("finish_reason"), str):
                 self.finish_reason = choice["finish_reason"]
             delta = choice.get("delta")
             if not isinstance(delta, dict):
@@ -60,9 +61,8 @@ class StreamAccumulator:
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str):
                 self.reasoning.append(reasoning)
-            for fragment in delta.get("tool_calls") or ():
-                if isinstance(fragment, dict):
-                    self._add_fragment(fragment)
+            for fragment in _fragments(delta):
+                self._add_fragment(fragment)
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
         pending = self.calls.setdefault(_index(fragment), _PendingCall())
@@ -128,9 +128,8 @@ class AnswerEvents:
             content = delta.get("content")
             if content and isinstance(content, str):
                 events.extend(self._content(content))
-            for fragment in delta.get("tool_calls") or ():
-                if isinstance(fragment, dict):
-                    events.extend(self._fragment(fragment))
+            for fragment in _fragments(delta):
+                events.extend(self._fragment(fragment))
         return events
 
     def close(self) -> list[ToolCallEvent]:
@@ -186,8 +185,18 @@ class AnswerEvents:
 
 
 def usage_of(usage: dict[str, Any]) -> Usage:
-    """`Usage` from a response's `usage` object (missing or null counts are 0)."""
-    return Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    """`Usage` from a response's `usage` object (missing, null or unreadable counts are 0)."""
+    return Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+
+
+def _count(value: Any) -> int:
+    # A server's token count is a number; anything else (text, an object, infinity) counts
+    # as unknown, never as an exception while reading an answer that is otherwise fine.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(value, 0)
+    if isinstance(value, float) and math.isfinite(value):
+        return max(int(value), 0)
+    return 0
 
 
 def _first_choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:
@@ -196,6 +205,14 @@ def _first_choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(choices, list):
         return []
     return [c for c in choices if isinstance(c, dict) and (c.get("index") or 0) == 0]
+
+
+def _fragments(delta: dict[str, Any]) -> list[dict[str, Any]]:
+    # Only call objects in a list are read; anything else in their place carries no call.
+    fragments = delta.get("tool_calls")
+    if not isinstance(fragments, list):
+        return []
+    return [fragment for fragment in fragments if isinstance(fragment, dict)]
 
 
 def _index(fragment: dict[str, Any]) -> int:

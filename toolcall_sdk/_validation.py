@@ -78,7 +78,11 @@ def check_answer(
         call_id = str(raw.get("id") or f"call_{index}")
         name = function.get("name")
         arguments = function.get("arguments")
-        raw_arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        raw_arguments = arguments if isinstance(arguments, str) else _as_text(arguments)
+        if isinstance(arguments, dict):
+            # Some servers send the arguments as an object: read them again from their JSON
+            # text, so the same bounds (finite numbers, depth, number length) apply.
+            arguments = raw_arguments
         tool = tools.get(name) if isinstance(name, str) else None
         if tool is None:
             quoted = shorten(name, MAX_QUOTED_NAME_CHARS) if isinstance(name, str) else name
@@ -152,9 +156,14 @@ def check_answer(
     return calls, problems
 
 
+def _as_text(arguments: Any) -> str:
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return "<arguments that are not JSON>"  # fails to decode: fed back as invalid JSON
+
+
 def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
-    if isinstance(arguments, dict):
-        return arguments, None
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         # Servers send "" (or nothing) for a call without parameters.
         return {}, None

@@ -26,6 +26,7 @@ from toolcall_sdk.parsing._types import ParsedCall
 __all__ = [
     "DONE",
     "MAX_DEPTH",
+    "MAX_NUMBER_CHARS",
     "MORE",
     "OBJECT",
     "JsonWalker",
@@ -56,6 +57,9 @@ _JSON_BLANK: Final = " \t\n\r"
 # the limit keeps every decoder far from Python's recursion limit, so whether a value
 # decodes never depends on how deep the caller's stack happens to be.
 MAX_DEPTH: Final = 100
+# Longer number text is not turned into a number (the repairs leave it a string). Python
+# refuses integers past 4,300 digits and converts long ones in quadratic time.
+MAX_NUMBER_CHARS: Final = 100
 _BRACKET_OR_QUOTE: Final = re.compile(r'[\[{\]}"]')
 # `JSONEncoder.encode` builds a C encoder on every call; values decoded from text cannot be
 # circular, so one encoder without the cycle check serves every call.

@@ -29,7 +29,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
-from toolcall_sdk.parsing._json import dumps, loads
+from toolcall_sdk.parsing._json import MAX_NUMBER_CHARS, dumps, loads
 
 __all__ = [
     "BARE_CALL",
@@ -319,6 +319,8 @@ def _accepts_string(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
 
 
 def _from_string(text: str, kind: str) -> tuple[bool, Any]:
+    if kind in ("integer", "number") and len(text) > MAX_NUMBER_CHARS:
+        return False, None  # left a string: validation says what is wrong with it
     if kind == "integer" and _INTEGER.fullmatch(text):
         return True, int(text)
     if kind == "number" and _NUMBER.fullmatch(text):

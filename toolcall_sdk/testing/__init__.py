@@ -45,6 +45,7 @@ from ._recording import STAGE_HEADER, RecordedRequest
 from ._replies import (
     FinishReason,
     Reply,
+    cut,
     delay,
     disconnect,
     endless_stream,
@@ -65,6 +66,7 @@ __all__ = [
     "Reply",
     "ScriptError",
     "ScriptedModel",
+    "cut",
     "delay",
     "disconnect",
     "endless_stream",

@@ -25,6 +25,7 @@ from ._render import (
 )
 from ._replies import (
     Reply,
+    _Cut,
     _Delay,
     _Disconnect,
     _Endless,
@@ -69,6 +70,7 @@ class Outcome:
         pace: Seconds between pieces of the body or events (the local server only).
         piece: Bytes per piece when `pace` is set (0: whole events / the whole body).
         repeat: An event sent again and again, without end, after `events`.
+        cut: Drop the connection after this many bytes of the body (None: send it all).
     """
 
     status: int
@@ -80,6 +82,7 @@ class Outcome:
     pace: float = 0.0
     piece: int = 0
     repeat: bytes | None = None
+    cut: int | None = None
 
 
 class ScriptCore:
@@ -223,6 +226,9 @@ class ScriptCore:
         if isinstance(reply, _Trickle):
             inner = self._render(reply.reply, request)
             return dataclasses.replace(inner, pace=reply.interval, piece=reply.piece)
+        if isinstance(reply, _Cut):
+            inner = self._render(reply.reply, request)
+            return dataclasses.replace(inner, cut=reply.after)
         if isinstance(reply, _Endless):
             role = _endless_chunk(self.model, {"role": "assistant", "content": ""})
             more = _endless_chunk(self.model, {"content": "more "})

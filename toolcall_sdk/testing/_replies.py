@@ -3,7 +3,8 @@
 Every builder returns a `Reply`. Successful replies (`text`, `tool_call`, `parallel`,
 `tool_calls`) become real `openai` `ChatCompletion` / `ChatCompletionChunk` objects on the
 wire, so the client under test runs its real parsing; the others (`http_error`,
-`malformed`, `disconnect`, `delay`) break the exchange in one specific way.
+`malformed`, `disconnect`, `cut`, `delay`, `trickle`, `endless_stream`) break the exchange in
+one specific way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from openai.types import CompletionUsage
 __all__ = [
     "FinishReason",
     "Reply",
+    "cut",
     "delay",
     "disconnect",
     "http_error",
@@ -97,6 +99,12 @@ class _Trickle(Reply):
 @dataclass(frozen=True)
 class _Endless(Reply):
     interval: float
+
+
+@dataclass(frozen=True)
+class _Cut(Reply):
+    reply: Reply
+    after: int
 
 
 def text(
@@ -300,6 +308,29 @@ def trickle(reply: Reply, *, interval: float = 0.01, piece: int = 1) -> Reply:
     if piece < 1 or not (math.isfinite(interval) and interval >= 0):
         raise ValueError("trickle() needs piece >= 1 and a finite interval >= 0")
     return _Trickle(reply, interval, piece)
+
+
+def cut(reply: Reply, *, after: int) -> Reply:
+    """Send the first `after` bytes of `reply`'s body, then drop the connection.
+
+    A connection lost mid-answer: the body stops short of its `Content-Length`, or, for a
+    streamed request, the event stream stops mid-event (no finish reason, no `[DONE]`, no end
+    of the chunked body). In-process, reading the body raises `httpx2.ReadError` after those
+    bytes. `openai` reports either as `APIConnectionError`.
+
+    Args:
+        reply: The answer cut short (a message, `malformed(...)`, `endless_stream()`, ...).
+        after: Bytes of the body sent before the drop, at least 0.
+
+    Returns:
+        The reply.
+
+    Raises:
+        ValueError: If `after` is negative.
+    """
+    if after < 0:
+        raise ValueError(f"cut() needs after >= 0, got {after}")
+    return _Cut(reply, after)
 
 
 def endless_stream(*, interval: float = 0.01) -> Reply:

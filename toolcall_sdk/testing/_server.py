@@ -123,7 +123,9 @@ class _Handler(BaseHTTPRequestHandler):
         if outcome.events is None and not outcome.pace:
             self.send_header("Content-Length", str(len(outcome.body)))
             self.end_headers()
-            self.wfile.write(outcome.body)
+            self.wfile.write(outcome.body[: outcome.cut])  # cut: fewer bytes than announced
+            if outcome.cut is not None:
+                self._drop()
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
@@ -134,6 +136,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 if outcome.pace and self.server.stopping.wait(outcome.pace):
                     return  # the server is stopping: leave the client a cut stream
+            if outcome.cut is not None:
+                self._drop()  # no closing chunk: the body ends mid-stream
+                return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except OSError:
@@ -146,6 +151,19 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _pieces(outcome: Outcome) -> Iterator[bytes]:
+    left = outcome.cut
+    for piece in _all_pieces(outcome):
+        if left is None:
+            yield piece
+            continue
+        if piece[:left]:
+            yield piece[:left]
+        left -= min(left, len(piece))
+        if not left:
+            return
+
+
+def _all_pieces(outcome: Outcome) -> Iterator[bytes]:
     parts = outcome.events if outcome.events is not None else (outcome.body,)
     for part in parts:
         if outcome.piece:

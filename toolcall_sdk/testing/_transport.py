@@ -12,28 +12,59 @@ __all__ = ["make_transport"]
 
 
 class _EventStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """Hands SSE events to the client one by one, for sync and async clients alike."""
+    """Hands SSE events to the client one by one, for sync and async clients alike.
 
-    def __init__(self, events: tuple[bytes, ...], repeat: bytes | None = None) -> None:
+    With `cut`, the stream raises `httpx2.ReadError` after that many bytes, as a dropped
+    connection does; `chunked`: also when the body ends first (the local server then sends
+    no closing chunk), else a body shorter than the cut arrives whole.
+    """
+
+    def __init__(
+        self,
+        events: tuple[bytes, ...],
+        repeat: bytes | None = None,
+        *,
+        cut: int | None = None,
+        chunked: bool = True,
+        request: httpx2.Request | None = None,
+    ) -> None:
         self._events = events
         self._repeat = repeat
+        self._cut = cut
+        self._chunked = chunked
+        self._request = request
 
-    def __iter__(self) -> Iterator[bytes]:
+    def _pieces(self) -> Iterator[bytes]:
+        left = self._cut
+        for piece in self._all():
+            if left is not None and (len(piece) > left or (len(piece) == left and self._chunked)):
+                if left:
+                    yield piece[:left]
+                raise httpx2.ReadError("ScriptedModel: scripted cut()", request=self._request)
+            if left is not None:
+                left -= len(piece)
+            yield piece
+        if left is not None and self._chunked:  # shorter than the cut: no closing chunk
+            raise httpx2.ReadError("ScriptedModel: scripted cut()", request=self._request)
+
+    def _all(self) -> Iterator[bytes]:
         yield from self._events
         while self._repeat is not None:  # an endless stream: the client must stop reading
             yield self._repeat
 
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._pieces()
+
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for event in self._events:
-            yield event
-        while self._repeat is not None:
-            yield self._repeat
+        for piece in self._pieces():
+            yield piece
 
 
 def make_transport(core: ScriptCore) -> httpx2.MockTransport:
     """A transport answering every request from `core`, without any network.
 
-    `delay` replies are answered at once; `disconnect` raises `httpx2.ConnectError`.
+    `delay` replies are answered at once; `disconnect` raises `httpx2.ConnectError`; `cut`
+    raises `httpx2.ReadError` while the body is read.
 
     Args:
         core: The script core.
@@ -48,12 +79,16 @@ def make_transport(core: ScriptCore) -> httpx2.MockTransport:
         )
         if outcome.disconnect:
             raise httpx2.ConnectError("ScriptedModel: scripted disconnect()", request=request)
-        if outcome.events is not None:
-            return httpx2.Response(
-                outcome.status,
-                headers=list(outcome.headers),
-                stream=_EventStream(outcome.events, outcome.repeat),
+        if outcome.events is not None or outcome.cut is not None:
+            chunked = outcome.events is not None or bool(outcome.pace)
+            stream = _EventStream(
+                outcome.events if outcome.events is not None else (outcome.body,),
+                outcome.repeat,
+                cut=outcome.cut,
+                chunked=chunked,
+                request=request,
             )
+            return httpx2.Response(outcome.status, headers=list(outcome.headers), stream=stream)
         return httpx2.Response(outcome.status, headers=list(outcome.headers), content=outcome.body)
 
     return httpx2.MockTransport(handle)

@@ -24,6 +24,7 @@ from toolcall_sdk import (
 )
 from toolcall_sdk.testing import (
     ScriptedModel,
+    cut,
     delay,
     disconnect,
     http_error,
@@ -189,6 +190,22 @@ def test_dropped_connection_is_retried(
 
     assert ledger.count("get_weather") == 1
     assert result.call.output == "18 degrees celsius in Oslo"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_connection_dropped_mid_answer_is_retried_and_runs_once(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger, stream: bool
+) -> None:
+    answer = tool_call("get_weather", WEATHER)
+    model = ScriptedModel([cut(answer, after=120), answer])
+    client = make_client(model, [get_weather])
+
+    result = client.run("Oslo?", stream=stream)
+
+    assert ledger.count("get_weather") == 1
+    assert result.call.output == "18 degrees celsius in Oslo"
+    assert len(model.chat_requests) == 2
+    assert len(result.attempts) == 1  # a transport retry is not a model attempt
 
 
 def test_connection_refused_is_typed(get_weather: Any, sleeps: list[float]) -> None:

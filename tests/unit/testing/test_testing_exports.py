@@ -16,6 +16,7 @@ def test_exported_members() -> None:
         "Reply",
         "ScriptError",
         "ScriptedModel",
+        "cut",
         "delay",
         "disconnect",
         "endless_stream",

@@ -21,6 +21,7 @@ from toolcall_sdk.testing import (
     Reply,
     ScriptedModel,
     ScriptError,
+    cut,
     delay,
     disconnect,
     http_error,
@@ -430,6 +431,47 @@ def test_disconnect_is_a_connection_error(connect: Connect) -> None:
     # The model keeps serving after a dropped connection.
     assert create(client).choices[0].message.content == "Back again."
     assert len(model.chat_requests) == 2
+
+
+def test_cut_body_is_a_connection_error(connect: Connect) -> None:
+    model = ScriptedModel([cut(tool_call("get_weather", {"city": "Paris"}), after=40), text("ok")])
+    client = connect(model)
+
+    with pytest.raises(openai.APIConnectionError):
+        create(client)
+    # The model keeps serving after a dropped connection.
+    assert create(client).choices[0].message.content == "ok"
+
+
+def test_cut_stream_stops_mid_event(connect: Connect) -> None:
+    model = ScriptedModel([cut(tool_call("get_weather", {"city": "Paris"}), after=300)])
+    received = bytearray()
+
+    def read_all() -> None:
+        for chunk in create(connect(model), stream=True).response.iter_bytes():
+            received.extend(chunk)
+
+    with pytest.raises(httpx2.TransportError):  # openai's stream lets httpx's error through
+        read_all()
+    assert len(received) == 300
+    assert b"[DONE]" not in received
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_cut_longer_than_the_body_sends_it_whole(backend: str) -> None:
+    model = ScriptedModel([cut(text("whole"), after=10**6)])
+    with ExitStack() as stack:
+        if backend == "in_process":
+            http = stack.enter_context(model.http_client())
+        else:
+            http = stack.enter_context(httpx2.Client(base_url=stack.enter_context(model.serve())))
+        answer = http.post("/chat/completions", json={"messages": []})
+    assert answer.json()["choices"][0]["message"]["content"] == "whole"
+
+
+def test_cut_needs_a_byte_count() -> None:
+    with pytest.raises(ValueError, match="after >= 0"):
+        cut(text("x"), after=-1)
 
 
 def test_malformed_body_is_sent_exactly(connect: Connect) -> None:
