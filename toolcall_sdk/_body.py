@@ -59,10 +59,14 @@ class Limits:
         """
         remaining = self.remaining()
         if remaining is not None and remaining <= 0:
-            raise DeadlineExceededError(
-                f"the call's deadline of {self.deadline_s:g} s passed while {doing}; "
-                "raise deadline= or lower max_tokens"
-            )
+            raise self.deadline_error(doing)
+
+    def deadline_error(self, doing: str) -> DeadlineExceededError:
+        """The error for a deadline that passed while `doing`."""
+        return DeadlineExceededError(
+            f"the call's deadline of {self.deadline_s:g} s passed while {doing}; "
+            "raise deadline= or lower max_tokens"
+        )
 
 
 @dataclass(slots=True)

@@ -365,6 +365,25 @@ async def _asend(
     return response
 
 
+async def _pieces_within(limits: Limits, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The body's pieces, each awaited within what is left of the call's deadline.
+
+    A read already waiting when the deadline passes is abandoned then, not when the server
+    next sends a byte (the request's read timeout counts from the last byte). Each wait has
+    its own timer: the consumer may hold this generator between pieces.
+    """
+    iterator = aiter(pieces)
+    while True:
+        try:
+            async with asyncio.timeout(limits.remaining()):
+                data = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError as exc:
+            raise limits.deadline_error("waiting for the server's next bytes") from exc
+        yield data
+
+
 def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
     if isinstance(exc, httpx2.TimeoutException):
         return openai.APITimeoutError(request=exc.request)
@@ -1198,7 +1217,7 @@ class AsyncToolCallClient(_ClientCore):
                 return _Opened(response)
             try:
                 reader = exchange.reader()
-                async for data in response.aiter_bytes():
+                async for data in _pieces_within(exchange.limits, response.aiter_bytes()):
                     reader.feed(data)
                 return reader.finish()[1]
             except httpx2.TransportError as exc:
@@ -1219,7 +1238,9 @@ class AsyncToolCallClient(_ClientCore):
             else:
                 try:
                     reader = exchange.reader()
-                    async for data in opened.response.aiter_bytes():
+                    async for data in _pieces_within(
+                        exchange.limits, opened.response.aiter_bytes()
+                    ):
                         for event in reader.feed(data):
                             yield event
                     last, answer = reader.finish()

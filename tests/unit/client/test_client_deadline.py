@@ -160,3 +160,30 @@ def test_a_stream_without_done_but_with_a_finish_reason_is_complete(
     model = ScriptedModel([malformed(finished)])
     client = make_client(model, [get_weather])
     assert client.call("weather?", stream=True).calls[0].arguments.city == "Oslo"  # type: ignore[attr-defined]
+
+
+def test_a_read_waiting_when_the_deadline_passes_is_abandoned_then() -> None:
+    # One piece, then a 3 s stall: the request's read timeout (10 s) would wait it out; the
+    # call's deadline (1 s) must end the wait itself. A bound on correctness, with slack.
+    import time
+
+    model = ScriptedModel(
+        [trickle(tool_call("get_weather", {"city": "Oslo"}), interval=3.0, piece=150)]
+    )
+    with model.serve() as base_url:
+        client = AsyncTwin(
+            AsyncToolCallClient(
+                base_url=base_url,
+                model="m",
+                tools=[get_weather],
+                router="always",
+                deadline=1.0,
+                timeout=10.0,
+            )
+        )
+        started = time.monotonic()
+        with pytest.raises(DeadlineExceededError, match="waiting for the server's next bytes"):
+            client.call("weather?")
+        elapsed = time.monotonic() - started
+        client.close()
+    assert elapsed < 2.5, elapsed
