@@ -17,8 +17,6 @@ from typing import Any
 import httpx2
 import openai
 import pytest
-import torch
-from transformers import AutoTokenizer
 
 from toolcall_sdk import PromptEmbedsError, ToolCallClient
 from toolcall_sdk.doctor import run_doctor
@@ -29,6 +27,13 @@ from toolcall_sdk_demo import SERVED_MODEL_NAME
 from toolcall_sdk_demo.tools import DEMO_TOOLS, get_weather
 
 from .conftest import launch
+
+# The full tier installs the embeds extra; the unit tier imports this module (to deselect it)
+# without torch.
+torch = pytest.importorskip("torch", reason="needs the embeds extra (torch)")
+AutoTokenizer = pytest.importorskip(
+    "transformers", reason="needs transformers (the router-minilm extra)"
+).AutoTokenizer
 
 # The context the demo model is served with (`demo_options`).
 MAX_MODEL_LEN = DEMO_MAX_MODEL_LEN

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
+# Examples of an extra that the unit tier (`scripts/test.sh --unit`) does not install.
+_NEEDS_TORCH = {"prompt_embeds.py"}
 
 
 def _run(name: str, **env: str) -> str:
@@ -53,6 +55,8 @@ def test_example_says_how_to_run_it_against_a_server(path: Path) -> None:
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(path: Path) -> None:
+    if path.name in _NEEDS_TORCH:
+        pytest.importorskip("torch", reason=f"{path.name} needs the embeds extra (torch)")
     env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
     done = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=120, env=env
