@@ -46,11 +46,10 @@ def main() -> None:
     if base_url:
         client = ToolCallClient(
             base_url=base_url,
-            model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
+            model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
             tools=[create_invoice],
             max_retries=2,
-            # The default asks the model whether a tool is needed; the tiny CPU demo model
-            # was not trained on that question, so scripts/demo.sh sets "always".
+            # The default asks the model first whether a tool is needed at all.
             router=os.environ.get("TOOLCALL_ROUTER", "llm"),
         )
     else:

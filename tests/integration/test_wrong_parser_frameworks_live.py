@@ -1,11 +1,10 @@
-"""Agent frameworks through `toolcall-sdk proxy`, against the real demo vLLM.
+"""Agent frameworks through `toolcall-sdk proxy`, against the real model behind the wrong parser.
 
-Each framework's own code talks to a server started with the wrong `--tool-call-parser`:
+Each framework's own code talks to vLLM serving Qwen2.5-Coder with vLLM's hermes parser:
 straight to vLLM the call stays in the text (no tool call: the framework sees a plain
-answer), and with only `base_url` changed to the proxy the same code gets a validated call,
-recovered from the text (`call_tool_choice="auto"`: the demo model writes its calls well only
-in its own markup).
-The frameworks live in the `frameworks` dependency group (scripts/test.sh installs it).
+answer), and with only `base_url` changed to the proxy (its defaults) the same code gets a
+validated call. The frameworks live in the `frameworks` dependency group (scripts/test.sh
+installs it).
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ import pytest
 
 from toolcall_sdk.launcher import Server
 from toolcall_sdk.proxy import create_app, serve_in_thread
-from toolcall_sdk_demo import SERVED_MODEL_NAME
 from toolcall_sdk_demo.tools import get_weather as demo_weather
 
+from .conftest import MODEL
+
 QUESTION = "What's the weather in Paris?"
-# The tool as the demo model was trained on it, handed to each framework as plain JSON
-# Schema (the tiny model copies arguments well only for the definitions it knows).
+# The demo tool, handed to each framework as plain JSON Schema.
 WEATHER = demo_weather.openai_schema(strict=False)["function"]
 ran: list[dict[str, str]] = []
 
@@ -36,18 +35,17 @@ def get_weather(city: str, unit: str = "celsius") -> str:
 
 
 @pytest.fixture
-def via_proxy(wrong_parser_server: Server) -> Iterator[Callable[[], str]]:
+def via_proxy(hermes_server: Server) -> Iterator[Callable[[], str]]:
     with contextlib.ExitStack() as stack:
 
         def start() -> str:
-            app = create_app(wrong_parser_server.base_url, router="always", call_tool_choice="auto")
-            return stack.enter_context(serve_in_thread(app))
+            return stack.enter_context(serve_in_thread(create_app(hermes_server.base_url)))
 
         yield start
 
 
 def test_langchain_chat_openai_bind_tools(
-    wrong_parser_server: Server, via_proxy: Callable[[], str]
+    hermes_server: Server, via_proxy: Callable[[], str]
 ) -> None:
     langchain_openai = pytest.importorskip("langchain_openai", reason="frameworks group")
 
@@ -55,16 +53,16 @@ def test_langchain_chat_openai_bind_tools(
         llm = langchain_openai.ChatOpenAI(
             base_url=base_url,
             api_key="EMPTY",
-            model=SERVED_MODEL_NAME,
+            model=MODEL,
             temperature=0,
             max_tokens=200,
             max_retries=0,
         )
         return llm.bind_tools([{"type": "function", "function": WEATHER}]).invoke(QUESTION)
 
-    direct = ask(wrong_parser_server.base_url)
+    direct = ask(hermes_server.base_url)
     assert direct.tool_calls == []
-    assert "<tool_call>" in str(direct.content)
+    assert '"name": "get_weather"' in str(direct.content)
 
     through = ask(via_proxy())
     [call] = through.tool_calls
@@ -73,7 +71,7 @@ def test_langchain_chat_openai_bind_tools(
 
 
 def test_openai_agents_chat_completions_model(
-    wrong_parser_server: Server, via_proxy: Callable[[], str]
+    hermes_server: Server, via_proxy: Callable[[], str]
 ) -> None:
     agents = pytest.importorskip("agents", reason="frameworks group")
     import openai
@@ -97,25 +95,23 @@ def test_openai_agents_chat_completions_model(
             name="weather",
             instructions="",
             tools=[weather],
-            model=agents.OpenAIChatCompletionsModel(model=SERVED_MODEL_NAME, openai_client=client),
+            model=agents.OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
             model_settings=agents.ModelSettings(temperature=0, max_tokens=200),
             tool_use_behavior="stop_on_first_tool",
         )
         return agents.Runner.run_sync(agent, QUESTION, max_turns=2)
 
     ran.clear()
-    direct = run(wrong_parser_server.base_url)
+    direct = run(hermes_server.base_url)
     assert ran == []  # the call stayed in the text: the tool never ran
-    assert "<tool_call>" in str(direct.final_output)
+    assert '"name": "get_weather"' in str(direct.final_output)
 
     through = run(via_proxy())
     assert [r["city"] for r in ran] == ["Paris"]
     assert through.final_output == f"18 degrees {ran[0]['unit']} in Paris"
 
 
-def test_pydantic_ai_openai_model(
-    wrong_parser_server: Server, via_proxy: Callable[[], str]
-) -> None:
+def test_pydantic_ai_openai_model(hermes_server: Server, via_proxy: Callable[[], str]) -> None:
     pytest.importorskip("pydantic_ai", reason="frameworks group")
     from pydantic_ai.direct import model_request_sync
     from pydantic_ai.messages import ModelRequest, TextPart, ToolCallPart
@@ -132,9 +128,7 @@ def test_pydantic_ai_openai_model(
     )
 
     def ask(base_url: str) -> Any:
-        model = OpenAIChatModel(
-            SERVED_MODEL_NAME, provider=OpenAIProvider(base_url=base_url, api_key="EMPTY")
-        )
+        model = OpenAIChatModel(MODEL, provider=OpenAIProvider(base_url=base_url, api_key="EMPTY"))
         return model_request_sync(
             model,
             [ModelRequest.user_text_prompt(QUESTION)],
@@ -144,9 +138,9 @@ def test_pydantic_ai_openai_model(
             ),
         )
 
-    direct = ask(wrong_parser_server.base_url)
+    direct = ask(hermes_server.base_url)
     assert not [p for p in direct.parts if isinstance(p, ToolCallPart)]
-    assert any("<tool_call>" in p.content for p in direct.parts if isinstance(p, TextPart))
+    assert any('"get_weather"' in p.content for p in direct.parts if isinstance(p, TextPart))
 
     through = ask(via_proxy())
     [call] = [p for p in through.parts if isinstance(p, ToolCallPart)]
