@@ -17,6 +17,9 @@ BASE_URL_ENV = "TOOLCALL_BASE_URL"
 MODEL_ENV = "TOOLCALL_MODEL"
 API_KEY_ENV = "TOOLCALL_API_KEY"
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+# eval's --max-tokens (toolcall_sdk.evals._settings.DEFAULT_MAX_TOKENS; a test keeps the two
+# equal): written here so that `--help` needs no import of the eval harness.
+DEFAULT_EVAL_MAX_TOKENS = 256
 # The help panel of launch's parallel and multi-node options (docs/scaling.md).
 _PARALLEL = "Parallelism and several nodes (docs/scaling.md)"
 
@@ -26,8 +29,9 @@ app = typer.Typer(
         "Reliable tool calling on self-hosted models.\n\n"
         "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
         "doctor: diagnose a running server and say which flag fixes what.\n\n"
-        "eval: run the pipeline ladder (auto, required, required+validate, full) on a case "
-        "file or BFCL categories and report the failure taxonomy.\n\n"
+        "eval: run the pipeline ladder (auto, auto+parser, auto+recover, required, "
+        "required+validate, full) on a case file or BFCL categories and report the failure "
+        "taxonomy.\n\n"
         "proxy: an OpenAI-compatible server in front of vLLM that gives every client the "
         "validated, retried tool calls of the SDK."
     ),
@@ -347,8 +351,9 @@ def doctor(
 @app.command(
     name="eval",
     help=(
-        "Run eval cases through the pipeline ladder side by side (auto, required, "
-        "required+validate, full), classify each outcome (pass, wrong_tool, wrong_args, "
+        "Run eval cases through the pipeline ladder side by side (auto, auto+parser, "
+        "auto+recover, required, required+validate, full), classify each outcome (pass, "
+        "wrong_tool, wrong_args, "
         "hard_fail, missed_call, spurious_call) and write report.json, report.md and "
         "ladder.svg to --out. A rerun with the same --out skips finished cases. "
         "See docs/evals.md."
@@ -360,8 +365,22 @@ def eval_(
         typer.Argument(help="Case files (JSON Lines, see docs/evals.md).", show_default=False),
     ] = None,
     base_url: Annotated[
-        str, typer.Option("--base-url", envvar=BASE_URL_ENV, help="The server's /v1 URL.")
+        str,
+        typer.Option(
+            "--base-url",
+            envvar=BASE_URL_ENV,
+            help="The server's /v1 URL (served with the SDK's tool parser plugin: the right "
+            "parser).",
+        ),
     ] = DEFAULT_BASE_URL,
+    wrong_parser_base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--wrong-parser-base-url",
+            help="A second server with the same model behind vLLM's plain hermes parser, "
+            "for the auto rung (default: the auto rung asks --base-url, like auto+parser).",
+        ),
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -373,8 +392,8 @@ def eval_(
         typer.Option(
             "--pipeline",
             "-p",
-            help="A pipeline to run (repeat; default: all four). "
-            "One of auto, required, required+validate, full.",
+            help="A pipeline to run (repeat; default: all six). One of auto, auto+parser, "
+            "auto+recover, required, required+validate, full.",
         ),
     ] = None,
     concurrency: Annotated[
@@ -403,18 +422,32 @@ def eval_(
         ),
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="At most this many cases per source.")
+        int | None,
+        typer.Option(
+            "--limit",
+            help="At most this many cases per source, spread over its categories (BFCL: its "
+            "sub-groups), not its first ones.",
+        ),
     ] = None,
     max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Token limit per answer.")
-    ] = None,
+        int,
+        typer.Option(
+            "--max-tokens",
+            help="Token limit per answer, so that none runs to the context limit; 0 leaves "
+            "it to the server.",
+        ),
+    ] = DEFAULT_EVAL_MAX_TOKENS,
     api_key: Annotated[
         str | None,
         typer.Option("--api-key", envvar=API_KEY_ENV, help="The server's --api-key."),
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 120.0,
     progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")
+        bool,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress: a bar on a terminal, a plain line now and then otherwise.",
+        ),
     ] = True,
     allow_code: Annotated[
         bool,
@@ -444,9 +477,13 @@ def eval_(
         raise typer.BadParameter(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
     if router not in ("llm", "always", "never"):
         raise typer.BadParameter("--router must be llm, always or never")
+    if max_tokens < 0:
+        raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
         served = preflight(base_url, model=model, api_key=api_key, timeout=timeout)
+        if wrong_parser_base_url and "auto" in chosen:
+            preflight(wrong_parser_base_url, model=served, api_key=api_key, timeout=timeout)
     except (ValueError, OSError, ToolCallError) as exc:
         _fail(exc, code=2)
     settings = EvalSettings(
@@ -456,7 +493,8 @@ def eval_(
         router=router,
         max_retries=max_retries,
         timeout=timeout,
-        max_tokens=max_tokens,
+        max_tokens=max_tokens or None,
+        wrong_parser_base_url=wrong_parser_base_url,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
     try:

@@ -1,4 +1,4 @@
-"""`toolcall-sdk eval`: the four-row ladder against the real demo server, on a slice of the
+"""`toolcall-sdk eval`: the six-row ladder against the real demo server, on a slice of the
 bundled set. The tiny model's accuracy means nothing; the plumbing is what is checked."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_ladder_on_the_demo_server(demo_server: Server, tmp_path: Path) -> None:
     assert len(records) == total * len(LADDER)
     assert {r["verdict"] for r in records} <= set(CLASSES)
     for record in records:
-        if record["pipeline"] in ("auto", "required"):
+        if record["pipeline"] in ("auto", "auto+parser", "required"):
             assert record["requests"] == 1
         if record["verdict"] == "wrong_args":
             assert record["field"]

@@ -12,6 +12,7 @@ print(report.ladder[-1].pass_rate)
 See docs/evals.md for the case format, the taxonomy and the ladder.
 """
 
+from toolcall_sdk.evals._bundled import CaseFileNotFoundError
 from toolcall_sdk.evals._cases import (
     OMITTED,
     CaseFormatError,
@@ -27,18 +28,23 @@ from toolcall_sdk.evals._pipelines import LADDER, EvalSettings, PipelineOutcome,
 from toolcall_sdk.evals._report import Breakdown, EvalReport, LadderRow, build_report
 from toolcall_sdk.evals._runner import RESULTS_FILE, load_records, run_eval, run_eval_sync
 from toolcall_sdk.evals._schema_tool import tool_from_openai
+from toolcall_sdk.evals._seed import SEED_PASS_RATES
+from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS
 from toolcall_sdk.evals._taxonomy import CLASSES, Verdict, classify
 from toolcall_sdk.evals._terminal import print_report
 
 __all__ = [
     "CHART_FILE",
     "CLASSES",
+    "DEFAULT_MAX_TOKENS",
     "JSON_FILE",
     "LADDER",
     "MARKDOWN_FILE",
     "OMITTED",
     "RESULTS_FILE",
+    "SEED_PASS_RATES",
     "Breakdown",
+    "CaseFileNotFoundError",
     "CaseFormatError",
     "EvalCase",
     "EvalReport",

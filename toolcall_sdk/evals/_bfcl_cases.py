@@ -73,10 +73,18 @@ def bfcl_cases(category: str) -> list[EvalCase]:
                     "bfcl_functions": item.functions,
                     "bfcl_category": category,
                     "bfcl_name_map": item.name_map,
+                    "bfcl_group": _group(item.id, category),
                 },
             )
         )
     return cases
+
+
+def _group(case_id: str, category: str) -> str | None:
+    """The sub-group of a live case: `live_simple_3-2-1` is case 3 of group 2 (cases
+    written from one user's session share its functions). Non-live ids have none."""
+    parts = case_id.removeprefix(f"{category}_").split("-")
+    return parts[1] if len(parts) == 3 else None
 
 
 def bfcl_matcher(

@@ -33,6 +33,7 @@ from typing import Any
 from toolcall_sdk._errors import ToolCallError
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
+from toolcall_sdk.evals._bundled import missing_case_file
 from toolcall_sdk.evals._schema_tool import tool_from_openai
 
 __all__ = [
@@ -125,9 +126,12 @@ def load_cases(path: str | Path, *, allow_code: bool = False) -> list[EvalCase]:
     Raises:
         CaseFormatError: A line is not a valid case, two cases share an id, or a case names
             code and `allow_code` is off.
-        FileNotFoundError: The file does not exist.
+        CaseFileNotFoundError: The file does not exist (a `FileNotFoundError`; the
+            message lists the bundled case files).
     """
     file = Path(path)
+    if not file.is_file():
+        raise missing_case_file(path)
     cache: dict[str, tuple[Tool[..., Any], ...]] = {}
     cases: list[EvalCase] = []
     seen: set[str] = set()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolcall_sdk.evals._report import Breakdown, EvalReport
+from toolcall_sdk.evals._seed import SEED_SOURCE, seed_text
 from toolcall_sdk.evals._svg import ladder_svg
 
 __all__ = ["CHART_FILE", "JSON_FILE", "MARKDOWN_FILE", "report_markdown", "write_reports"]
@@ -48,19 +49,20 @@ def report_markdown(report: EvalReport) -> str:
         "",
         "## Ladder",
         "",
-        "| pipeline | pass% | requests/case | tokens/case | p50 / p95 latency "
+        "| pipeline | pass% | seed | requests/case | tokens/case | p50 / p95 latency "
         "| wrong_tool | wrong_args | hard_fail | missed_call | spurious_call | parser_miss |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report.ladder:
         c = row.classes
         lines.append(
-            f"| {row.pipeline} | {row.pass_rate:.1%} | {row.requests_per_case:.2f} "
+            f"| {row.pipeline} | {row.pass_rate:.1%} | {seed_text(row.seed_pass_rate)} "
+            f"| {row.requests_per_case:.2f} "
             f"| {row.tokens_per_case:.0f} | {row.latency_p50_s:.2f}s / {row.latency_p95_s:.2f}s "
             f"| {c['wrong_tool']} | {c['wrong_args']} | {c['hard_fail']} | {c['missed_call']} "
             f"| {c['spurious_call']} | {row.parser_miss} |"
         )
-    lines += ["", f"![ladder]({CHART_FILE})", ""]
+    lines += ["", f"seed: {SEED_SOURCE}.", "", f"![ladder]({CHART_FILE})", ""]
     for title, items in (("category", report.by_category), ("tool", report.by_tool)):
         lines += _breakdown_section(title, [b for b in items if b.failed])
     return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolcall_sdk._errors import ToolCallError
-from toolcall_sdk.evals._pipelines import EvalSettings, describe_settings
+from toolcall_sdk.evals._settings import EvalSettings, describe_settings
 
 __all__ = ["RESULTS_FILE", "RUN_FILE", "OutDirConflictError", "prepare_out_dir", "run_identity"]
 
@@ -29,7 +29,9 @@ class OutDirConflictError(ToolCallError, ValueError):
 def run_identity(settings: EvalSettings) -> dict[str, Any]:
     """What results depend on, as stored in `run.json` (no credential)."""
     identity = dict(describe_settings(settings))
-    identity["base_url"] = str(identity["base_url"]).rstrip("/")
+    for key in ("base_url", "wrong_parser_base_url"):
+        if identity.get(key):
+            identity[key] = str(identity[key]).rstrip("/")
     return identity
 
 

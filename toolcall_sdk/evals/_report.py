@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from toolcall_sdk.evals._pipelines import LADDER
+from toolcall_sdk.evals._seed import SEED_PASS_RATES
 from toolcall_sdk.evals._taxonomy import CLASSES
 
 __all__ = ["TOP_MESSAGES", "Breakdown", "EvalReport", "LadderRow", "build_report", "percentile"]
@@ -36,6 +37,8 @@ class LadderRow:
         tokens_per_case: Mean tokens per case.
         latency_p50_s: Median latency per case.
         latency_p95_s: 95th percentile latency per case.
+        seed_pass_rate: The seed article's figure for this rung (`SEED_PASS_RATES`), or
+            None where the seed has no such row.
     """
 
     pipeline: str
@@ -52,6 +55,7 @@ class LadderRow:
     tokens_per_case: float
     latency_p50_s: float
     latency_p95_s: float
+    seed_pass_rate: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +159,7 @@ def _row(pipeline: str, records: Sequence[Mapping[str, Any]]) -> LadderRow:
         tokens_per_case=tokens / n if n else 0.0,
         latency_p50_s=percentile(latencies, 50),
         latency_p95_s=percentile(latencies, 95),
+        seed_pass_rate=SEED_PASS_RATES.get(pipeline),
     )
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolcall_sdk.evals._report import Breakdown, EvalReport
+from toolcall_sdk.evals._seed import SEED_SOURCE, seed_text
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-__all__ = ["print_report"]
+__all__ = ["ladder_table", "print_report"]
 
 
 def print_report(report: EvalReport, console: Console) -> None:
@@ -27,11 +28,13 @@ def print_report(report: EvalReport, console: Console) -> None:
 
 
 def ladder_table(report: EvalReport) -> Table:
-    """One row per pipeline: pass rate, failure classes and what it cost."""
+    """One row per pipeline: pass rate (and the seed's), failure classes and what it cost."""
     from rich.table import Table
 
-    table = Table(title=f"Tool-calling ladder ({report.cases} cases)")
-    for column in ("pipeline", "pass%", "requests", "tokens", "p50/p95 latency"):
+    auto_server = report.meta.get("auto_server")
+    caption = f"seed: {SEED_SOURCE}" + (f"; auto asked {auto_server}" if auto_server else "")
+    table = Table(title=f"Tool-calling ladder ({report.cases} cases)", caption=caption)
+    for column in ("pipeline", "pass%", "seed", "requests", "tokens", "p50/p95 latency"):
         table.add_column(column, justify="left" if column == "pipeline" else "right")
     for column in ("wrong_tool", "wrong_args", "hard_fail", "missed", "spurious", "parser_miss"):
         table.add_column(column, justify="right")
@@ -39,6 +42,7 @@ def ladder_table(report: EvalReport) -> Table:
         table.add_row(
             row.pipeline,
             f"{row.pass_rate:.1%}",
+            seed_text(row.seed_pass_rate),
             f"{row.requests} ({row.requests_per_case:.2f}/case)",
             f"{row.tokens} ({row.tokens_per_case:.0f}/case)",
             f"{row.latency_p50_s:.2f}s / {row.latency_p95_s:.2f}s",

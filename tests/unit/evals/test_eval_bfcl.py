@@ -172,3 +172,27 @@ def test_matcher_maps_dotted_names_both_ways() -> None:
     other = match(expected, [MadeCall("math_sqrt", {"x": 3})])
     assert other is not None
     assert other.kind == "wrong_tool"
+
+
+def test_limit_spreads_over_a_bfcl_category_and_its_sub_groups() -> None:
+    from toolcall_sdk.evals._cli import gather_cases
+
+    # No sub-groups: the cases are spaced over the file (it runs topic by topic).
+    picked = gather_cases([], "simple_python,irrelevance", limit=4)
+    assert [c.id for c in picked] == [
+        "simple_python_0",
+        "simple_python_100",
+        "simple_python_200",
+        "simple_python_300",
+        "irrelevance_0",
+        "irrelevance_60",
+        "irrelevance_120",
+        "irrelevance_180",
+    ]
+    # live_* ids are `live_simple_<case>-<group>-<n>`: one case from each of 10 groups
+    # spaced over the 138 there are, not the first 10 cases (which share a few groups).
+    live = gather_cases([], "live_simple", limit=10)
+    groups = [int(c.id.split("-")[1]) for c in live]
+    assert len(set(groups)) == 10
+    assert groups == sorted(groups)
+    assert groups[-1] > 100

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from toolcall_sdk.cli import app
+from toolcall_sdk.evals import LADDER
 from toolcall_sdk.testing import (
     RecordedRequest,
     Reply,
@@ -53,9 +56,9 @@ def test_eval_prints_the_ladder_and_writes_reports(tmp_path: Path) -> None:
         assert rerun.exit_code == 0, rerun.output
 
     assert "Tool-calling ladder (5 cases)" in result.output
-    for pipeline in ("auto", "required", "required+validate", "full"):
+    for pipeline in LADDER:
         assert pipeline in result.output
-    assert "resuming: 20 of 20" in rerun.output
+    assert "resuming: 30 of 30" in rerun.output
     assert len(model.chat_requests) == requests_first  # nothing ran again
 
     report = json.loads((out / "report.json").read_text())
@@ -65,8 +68,10 @@ def test_eval_prints_the_ladder_and_writes_reports(tmp_path: Path) -> None:
     assert ladder["required"]["classes"]["spurious_call"] == 2
     assert ladder["required+validate"]["classes"]["spurious_call"] == 2
     assert ladder["auto"]["passed"] == 5
+    assert ladder["auto+parser"]["passed"] == 5
+    assert ladder["auto+recover"]["passed"] == 5  # text on the irrelevant cases is right
     assert ladder["full"]["classes"]["spurious_call"] == 0
-    order_ids = [c["expected"][0]["accept"]["order_id"][0] for c in report["records"][:12:4]]
+    order_ids = [c["expected"][0]["accept"]["order_id"][0] for c in report["records"][:18:6]]
     assert all(i.startswith("ORD-") for i in order_ids)
     by_case = {(r["case_id"], r["pipeline"]): r["verdict"] for r in report["records"]}
     assert by_case[(picked[3]["id"], "auto")] == "pass"
@@ -254,3 +259,134 @@ def test_out_dir_refuses_to_resume_across_a_server_or_model_change(tmp_path: Pat
     assert "resuming" not in fresh.output
     run = json.loads((out / "run.json").read_text())
     assert (run["base_url"], run["model"]) == (url_b, "model-b")
+
+
+# -- the six rungs over HTTP, defaults, progress, a missing file --------------------------
+
+
+def in_text(request: RecordedRequest) -> Reply:
+    """A server whose parser misses every call: the Hermes block stays in the content."""
+    number = str(request.messages[-1]["content"]).split()[-1].rstrip("?")
+    call = {"name": "get_weather", "arguments": {"city": f"c{number}"}}
+    return text(f"<tool_call>\n{json.dumps(call)}\n</tool_call>")
+
+
+def test_the_auto_rung_asks_the_wrong_parser_server(tmp_path: Path) -> None:
+    main = ScriptedModel(weather)
+    wrong = ScriptedModel(in_text)
+    out = tmp_path / "out"
+
+    with main.serve() as main_url, wrong.serve() as wrong_url:
+        argv = eval_argv(json_cases(tmp_path), main_url, out, "--router", "always")
+        result = CliRunner().invoke(app, [*argv, "--wrong-parser-base-url", wrong_url])
+
+    assert result.exit_code == 0, result.output
+    assert len(wrong.chat_requests) == 2  # the auto rung's two cases, nothing else
+    assert [r.tool_choice for r in wrong.chat_requests] == ["auto", "auto"]
+    report = json.loads((out / "report.json").read_text())
+    assert report["meta"]["wrong_parser_base_url"] == wrong_url
+    assert report["meta"]["auto_server"] == f"{wrong_url} (the wrong-parser server)"
+    assert report["meta"]["pipelines"] == ",".join(LADDER)
+    ladder = {row["pipeline"]: row for row in report["ladder"]}
+    assert [row["pipeline"] for row in report["ladder"]] == list(LADDER)
+    assert ladder["auto"]["classes"]["missed_call"] == 2
+    assert ladder["auto"]["parser_miss"] == 2
+    assert all(ladder[p]["passed"] == 2 for p in LADDER[1:])
+    assert ladder["auto"]["seed_pass_rate"] == 0.70
+    assert "~97.5%" in result.output  # the seed column of the terminal table
+    run = json.loads((out / "run.json").read_text())
+    assert run["wrong_parser_base_url"] == wrong_url
+
+
+def test_an_unreachable_wrong_parser_server_stops_the_eval_before_any_case(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedModel(weather)
+    out = tmp_path / "out"
+
+    with model.serve() as base_url:
+        argv = eval_argv(json_cases(tmp_path), base_url, out)
+        result = CliRunner().invoke(
+            app, [*argv, "--wrong-parser-base-url", "http://127.0.0.1:9/v1"]
+        )
+
+    assert result.exit_code == 2
+    assert "cannot reach http://127.0.0.1:9/v1/models" in result.output
+    assert model.chat_requests == []
+    assert not out.exists()
+
+
+def test_max_tokens_defaults_to_256_in_every_request_and_the_report(tmp_path: Path) -> None:
+    model = ScriptedModel(weather)
+    cases = json_cases(tmp_path, count=1)
+
+    with model.serve() as base_url:
+        default = CliRunner().invoke(app, eval_argv(cases, base_url, tmp_path / "a"))
+        sent_default = list(model.chat_requests)
+        unset = CliRunner().invoke(
+            app, eval_argv(cases, base_url, tmp_path / "b", "--max-tokens", "0")
+        )
+        sent_unset = model.chat_requests[len(sent_default) :]
+
+    assert default.exit_code == 0, default.output
+    assert unset.exit_code == 0, unset.output
+    assert len(sent_default) >= len(LADDER)
+    # Every answer is bounded; the LLM router's question keeps its own, smaller budget.
+    answers = [r.json or {} for r in sent_default if r.stage != "route"]
+    assert len(answers) == len(LADDER)
+    assert [body.get("max_tokens") for body in answers] == [256] * len(LADDER)
+    routes = [r.json or {} for r in sent_default if r.stage == "route"]
+    assert routes
+    assert all(0 < body["max_tokens"] < 256 for body in routes)
+    assert all("max_tokens" not in (r.json or {}) for r in sent_unset if r.stage != "route")
+    meta = json.loads((tmp_path / "a" / "report.json").read_text())["meta"]
+    assert meta["max_tokens"] == 256
+    assert "- max_tokens: `256`" in (tmp_path / "a" / "report.md").read_text()
+    assert json.loads((tmp_path / "b" / "report.json").read_text())["meta"]["max_tokens"] is None
+
+
+PROGRESS_LINE = re.compile(r"^eval: (\d+)/12 done, \d+:\d\d:\d\d elapsed, (\d+) failed$")
+
+
+def test_progress_off_a_terminal_is_plain_lines(tmp_path: Path) -> None:
+    def one_wrong(request: RecordedRequest) -> Reply:
+        if "city 1" in str(request.messages[-1]["content"]):
+            return tool_call("get_weather", {"city": "elsewhere"})
+        return weather(request)
+
+    model = ScriptedModel(one_wrong)
+    argv = ["eval", str(json_cases(tmp_path)), "--out", str(tmp_path / "out")]
+
+    with model.serve() as base_url:  # CliRunner's stdout is not a terminal
+        result = CliRunner().invoke(app, [*argv, "--base-url", base_url, "-c", "1"])
+        quiet = CliRunner().invoke(app, [*argv, "--base-url", base_url, "--no-progress", "--fresh"])
+
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    lines = [m for m in map(PROGRESS_LINE.match, result.output.splitlines()) if m]
+    done = [int(m.group(1)) for m in lines]
+    # A line per tenth of the run (12 pairs: every 2nd), the last at 12 of 12.
+    assert done == [2, 4, 6, 8, 10, 12]
+    assert lines[-1].group(2) == "6"  # case 1 fails in each of the six rungs
+    assert quiet.exit_code == 0, quiet.output
+    assert "eval: " not in quiet.output
+
+
+def test_the_cli_default_max_tokens_is_the_harness_default() -> None:
+    from toolcall_sdk.cli import DEFAULT_EVAL_MAX_TOKENS
+    from toolcall_sdk.evals import DEFAULT_MAX_TOKENS, EvalSettings
+
+    assert DEFAULT_EVAL_MAX_TOKENS == DEFAULT_MAX_TOKENS == 256
+    assert EvalSettings(base_url="u", model="m").max_tokens == 256
+
+
+def test_a_missing_case_file_names_the_bundled_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+    result = CliRunner().invoke(app, ["eval", "nonexistent.jsonl", "--model", "m"])
+
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        "error: no case file at nonexistent.jsonl; give a JSONL case file or --bfcl CATEGORY. "
+        "Bundled case files: evals/invoices.jsonl"
+    ]

@@ -262,3 +262,20 @@ def test_sdk_pipelines_leave_transport_failures_unfinished(tmp_path: Path) -> No
     stored = (tmp_path / "results.jsonl").read_text().splitlines()
     assert len(stored) == 2
     assert slept == [0.5] * 4
+
+
+def test_a_missing_case_file_is_a_file_not_found_error_naming_the_bundled_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolcall_sdk.evals import CaseFileNotFoundError
+
+    monkeypatch.chdir(tmp_path)  # outside the checkout: the bundled file by its full path
+    with pytest.raises(FileNotFoundError) as caught:
+        load_cases("missing.jsonl")
+    assert isinstance(caught.value, CaseFileNotFoundError)
+    assert str(caught.value) == (
+        "no case file at missing.jsonl; give a JSONL case file or --bfcl CATEGORY. "
+        f"Bundled case files: {REPO / 'evals' / 'invoices.jsonl'}"
+    )
+    with pytest.raises(CaseFileNotFoundError):
+        load_cases(tmp_path)  # a folder is not a case file

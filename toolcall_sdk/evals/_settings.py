@@ -1,0 +1,74 @@
+"""Where and how the ladder's rungs reach the servers: `EvalSettings`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolcall_sdk._transport import RetryPolicy
+from toolcall_sdk.routing import RouterSpec
+
+__all__ = ["DEFAULT_MAX_TOKENS", "EvalSettings", "auto_server_note", "describe_settings"]
+
+DEFAULT_MAX_TOKENS: Final = 256
+"""Token limit per answer unless told otherwise. A tool call or a short reply fits in far
+less; without a limit an answer that runs away (a value repeated without end) takes the
+rest of the context, and one such case can cost more time than the whole run."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """Where and how the pipelines reach the server.
+
+    Attributes:
+        base_url: The server's `/v1` URL (served with the right tool parser: the SDK's
+            plugin parser).
+        model: The served model name.
+        api_key: The server's key, if it has one.
+        router: The `full` pipeline's router (`llm`, `always`, ...).
+        max_retries: The `full` pipeline's feedback retries.
+        timeout: Seconds per request.
+        max_tokens: Token limit per answer (None: the server's default).
+        retry: The SDK pipelines' transport retries (None: the client's default); tests
+            pass one whose sleeps are recorded.
+        wrong_parser_base_url: A second server with the same model behind vLLM's plain
+            `hermes` parser, for the `auto` rung; None runs `auto` against `base_url`.
+    """
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    router: RouterSpec = "llm"
+    max_retries: int = 2
+    timeout: float = 120.0
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
+    retry: RetryPolicy | None = None
+    wrong_parser_base_url: str | None = None
+
+    @property
+    def auto_base_url(self) -> str:
+        """The server the `auto` rung asks."""
+        return self.wrong_parser_base_url or self.base_url
+
+
+def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
+    """The settings as report metadata (no credential)."""
+    return {
+        "base_url": settings.base_url,
+        "wrong_parser_base_url": settings.wrong_parser_base_url,
+        "model": settings.model,
+        "router": settings.router if isinstance(settings.router, str) else repr(settings.router),
+        "max_retries": settings.max_retries,
+        "max_tokens": settings.max_tokens,
+    }
+
+
+def auto_server_note(settings: EvalSettings) -> str:
+    """Which server the `auto` rung asked, in words for the report."""
+    if settings.wrong_parser_base_url:
+        return f"{settings.wrong_parser_base_url} (the wrong-parser server)"
+    return (
+        f"{settings.base_url} (no --wrong-parser-base-url given: the same server as "
+        "auto+parser, so the two rows measure the same thing)"
+    )
