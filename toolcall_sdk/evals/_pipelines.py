@@ -15,7 +15,6 @@ hard failure, plus what it cost (requests, tokens, latency).
 from __future__ import annotations
 
 import contextvars
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from toolcall_sdk._errors import (
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import Attempt, ToolCallResult
 from toolcall_sdk._transport import RetryPolicy, is_transient
+from toolcall_sdk._validation import no_call_problem, read_arguments
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.routing import RouterSpec
@@ -101,9 +101,12 @@ class PipelineOutcome:
     Attributes:
         calls: The calls made, arguments JSON-normal.
         content: The assistant text, if any.
-        hard_error: Why no usable answer came back (server error, unparseable arguments,
-            retries exhausted); None when one did.
-        hard_kind: `server_error`, `unparseable` or `exhausted_retries`.
+        hard_error: Why no usable answer came back (server error, arguments that are not
+            JSON, an answer cut off at the token limit, retries exhausted); None when one
+            did. A rejected answer reads `KIND: message` with the SDK's problem kind and
+            message (`invalid_json: cut off at the token limit: ...`) in every pipeline.
+        hard_kind: `server_error`, `unparseable` (a raw pipeline's answer whose call cannot
+            be read) or `exhausted_retries`.
         hard_field: The argument at fault when validation exhausted the retries.
         hard_tool: The tool concerned, when known.
         parser_miss: The server's parser left a call in the text (recovered by `full`).
@@ -241,26 +244,29 @@ async def _raw(
         outcome.hard_error = "server error: the answer has no choices"
         outcome.hard_kind = "server_error"
         return outcome
-    message = completion.choices[0].message.model_dump(mode="json", exclude_none=True)
+    choice = completion.choices[0]
+    message = choice.message.model_dump(mode="json", exclude_none=True)
     outcome.content = message.get("content") or None
     raw_calls = message.get("tool_calls") or []
     if not raw_calls:
         # Not used (this pipeline takes calls as they come), only reported.
         outcome.parser_miss = recover_calls(message, hint=settings.model, attempt=1) is not None
+        if choice.finish_reason == "length" and case.expects_call:
+            # Cut off before its call: named as the SDK's pipelines name it.
+            problem = no_call_problem(choice.finish_reason)
+            outcome.hard_error = f"{problem.kind}: {_generic(problem.message)}"
+            outcome.hard_kind = "unparseable"
         return outcome
     for raw in raw_calls:
         function = raw.get("function") or {}
         name = str(function.get("name") or "")
-        text = function.get("arguments") or ""
-        try:
-            arguments = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
-            outcome.hard_error = f"unparseable arguments: {exc.msg}"
-            outcome.hard_kind = "unparseable"
-            outcome.hard_tool = name
-            return outcome
-        if not isinstance(arguments, dict):
-            outcome.hard_error = "unparseable arguments: not a JSON object"
+        # The SDK's reading of arguments, without its repairs: the same failure gets the
+        # same name (`invalid_json`, `cut off at the token limit`) in every pipeline.
+        arguments, error = read_arguments(
+            function.get("arguments"), finish_reason=choice.finish_reason
+        )
+        if error is not None:
+            outcome.hard_error = f"invalid_json: {_generic(error)}"
             outcome.hard_kind = "unparseable"
             outcome.hard_tool = name
             return outcome
