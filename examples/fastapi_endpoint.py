@@ -7,7 +7,8 @@
 
 `python examples/fastapi_endpoint.py` sends two requests through FastAPI's `TestClient`
 instead (against the server in TOOLCALL_BASE_URL, or without it the SDK's scripted model).
-Needs FastAPI (`pip install fastapi`; the dev extra has it).
+Needs FastAPI (`pip install fastapi`; the dev extra has it); without it the program says so
+in one line and exits 2.
 
 One `AsyncToolCallClient` serves every request: made in the app's lifespan, closed at
 shutdown. Each request is a run of up to four steps (find the customer, create the invoice,
@@ -25,13 +26,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
-from fastapi.testclient import TestClient
 from pydantic import AfterValidator, BaseModel, Field
 
 from toolcall_sdk import (
@@ -41,6 +41,17 @@ from toolcall_sdk import (
     TransportError,
     tool,
 )
+
+try:
+    from fastapi import FastAPI, HTTPException, Request
+    from fastapi.testclient import TestClient
+except ImportError as exc:  # one line naming the install, not a traceback
+    print(
+        f"examples/fastapi_endpoint.py needs {exc.name or 'fastapi'!r}, which is not "
+        "installed: run `pip install fastapi`",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 CUSTOMERS = {"acme": "CUS-000042", "globex": "CUS-000107"}
 

@@ -7,19 +7,29 @@ against a vLLM started with `--enable-prompt-embeds` (`toolcall-sdk launch --dem
 --enable-prompt-embeds`); TOOLCALL_MODEL_DIR is the served model's folder, whose tokenizer
 and embedding matrix embed the prompts. Without TOOLCALL_BASE_URL it runs offline against
 the SDK's scripted model with a toy tokenizer and a random embedding matrix. Needs torch
-(`pip install "toolcall-sdk[embeds]"`).
+(`pip install "toolcall-sdk[embeds]"`, or `pip install -e ".[embeds]"` in a checkout);
+without it the program prints the install line for this copy and exits 2.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from toolcall_sdk import PromptEmbedsError, ToolCallClient, tool
+from toolcall_sdk import PromptEmbedsError, ToolCallClient, install_command, tool
 from toolcall_sdk.embeds import embedding_matrix, part, templated_embeds
+
+try:
+    import torch
+except ImportError:  # one line naming the install for this copy, not a traceback
+    print(
+        "examples/prompt_embeds.py needs 'torch', which is not installed: run "
+        f"`{install_command('embeds')}`",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 
 @tool

@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
-from rich.console import Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
 
 from toolcall_sdk import (
     AttemptFailed,
@@ -37,8 +34,22 @@ from toolcall_sdk import (
     ToolCallEvent,
     ToolCallStarted,
     ToolCallValidated,
+    install_command,
     tool,
 )
+
+try:
+    from rich.console import Group
+    from rich.live import Live
+    from rich.table import Table
+    from rich.text import Text
+except ImportError:  # one line naming the install for this copy, not a traceback
+    print(
+        "examples/terminal_ui.py needs 'rich', which is not installed: run "
+        f"`{install_command('cli')}` (or `pip install rich`)",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 
 def not_in_past(value: date) -> date:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         ToolCallClient,
     )
     from toolcall_sdk._context import RunContext
-    from toolcall_sdk._extras import MissingDependencyError
+    from toolcall_sdk._extras import MissingDependencyError, install_command
     from toolcall_sdk._metrics import ClientMetrics
     from toolcall_sdk._results import (
         Attempt,
@@ -167,6 +167,7 @@ _LAZY: dict[str, str] = {
     "TransportError": "toolcall_sdk.errors",
     "Usage": "toolcall_sdk._results",
     "UsageLimitExceeded": "toolcall_sdk.errors",
+    "install_command": "toolcall_sdk._extras",
     "to_strict_schema": "toolcall_sdk._schema",
     "tool": "toolcall_sdk._tools",
     "tool_from_openai": "toolcall_sdk._schema_tools",
@@ -252,6 +253,7 @@ __all__ = [
     "Usage",
     "UsageLimitExceeded",
     "__version__",
+    "install_command",
     "to_strict_schema",
     "tool",
     "tool_from_openai",

@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Final
 
-from toolcall_sdk._extras import CLI_INSTALL
+from toolcall_sdk._extras import install_command
 
 __all__ = ["main"]
 
@@ -29,7 +29,7 @@ def main() -> None:
             missing = exc.name or name
             print(
                 f"toolcall-sdk: the command line needs {missing!r}, which is not installed: "
-                f"run `{CLI_INSTALL}`",
+                f"run `{install_command('cli')}`",
                 file=sys.stderr,
             )
             raise SystemExit(_EXIT_USAGE) from None

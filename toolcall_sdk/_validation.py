@@ -32,7 +32,7 @@ from toolcall_sdk._tools import Tool
 from toolcall_sdk.parsing._json import too_deep
 from toolcall_sdk.parsing.repair import repair_arguments
 
-__all__ = ["check_answer", "drop_null_defaults"]
+__all__ = ["check_answer", "drop_null_defaults", "no_call_problem", "read_arguments"]
 
 
 def check_answer(
@@ -64,13 +64,9 @@ def check_answer(
         limit (`finish_reason == "length"`), a `no_tool_call` or `invalid_json` problem's
         message starts with `CUT_OFF`, and its feedback says the call was cut off.
     """
-    cut_off = finish_reason == "length"
     raw_calls = message.get("tool_calls") or []
     if not raw_calls:
-        summary = "the answer has no tool call"
-        return [], [
-            Problem(kind="no_tool_call", message=f"{CUT_OFF}: {summary}" if cut_off else summary)
-        ]
+        return [], [no_call_problem(finish_reason)]
     calls: list[ToolCall] = []
     problems: list[Problem] = []
     for index, raw in enumerate(raw_calls):
@@ -102,12 +98,12 @@ def check_answer(
             arguments, made = repair_arguments(arguments, schema, finish_reason=finish_reason)
             if repairs is not None:
                 repairs.extend(f"{tool.name}:{repair}" for repair in made)
-        data, json_error = _parse_arguments(arguments)
+        data, json_error = read_arguments(arguments, finish_reason=finish_reason)
         if json_error is not None:
             problems.append(
                 Problem(
                     kind="invalid_json",
-                    message=f"{CUT_OFF}: {json_error}" if cut_off else json_error,
+                    message=json_error,
                     tool_name=tool.name,
                     call_id=call_id,
                     raw_arguments=raw_arguments,
@@ -154,6 +150,38 @@ def check_answer(
             ToolCall(id=call_id, name=tool.name, arguments=instance, raw_arguments=raw_arguments)
         )
     return calls, problems
+
+
+def no_call_problem(finish_reason: str | None) -> Problem:
+    """The `no_tool_call` problem of an answer without a call (cut off, or in text)."""
+    return Problem(
+        kind="no_tool_call", message=_marked("the answer has no tool call", finish_reason)
+    )
+
+
+def read_arguments(
+    arguments: Any, *, finish_reason: str | None = None
+) -> tuple[dict[str, Any], str | None]:
+    """Decode a call's arguments within the bounds of `_limits`.
+
+    The one reading of arguments, so that every path names a failure alike: the client's
+    validation, and the eval's raw pipelines, which take calls as they come.
+
+    Args:
+        arguments: The call's `arguments` (JSON text; "" or None for no parameters).
+        finish_reason: The choice's finish reason.
+
+    Returns:
+        The object and None, or `{}` and the message of an `invalid_json` problem; it
+        starts with `CUT_OFF` when the answer ran into the token limit.
+    """
+    data, error = _parse_arguments(arguments)
+    return data, None if error is None else _marked(error, finish_reason)
+
+
+def _marked(message: str, finish_reason: str | None) -> str:
+    """A problem's message, marked when the answer was cut off at the token limit."""
+    return f"{CUT_OFF}: {message}" if finish_reason == "length" else message
 
 
 def _as_text(arguments: Any) -> str:

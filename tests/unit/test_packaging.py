@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from toolcall_sdk import install_command
+
 
 def _modules_after(code: str) -> set[str]:
     probe = f"import sys\n{code}\nprint('\\n'.join(sorted(sys.modules)))\n"
@@ -78,7 +80,7 @@ def test_the_command_without_its_extra_is_one_line(missing: str) -> None:
         assert done.stdout == ""
         assert done.stderr.splitlines() == [
             f"toolcall-sdk: the command line needs {missing!r}, which is not installed: "
-            'run `pip install "toolcall-sdk[cli]"`'
+            f"run `{install_command('cli')}`"
         ]
 
 
@@ -114,4 +116,4 @@ def test_the_launchers_default_log_folder_names_the_extra() -> None:
         "    print(exc)\n",
     )
     assert done.returncode == 0, done.stderr
-    assert 'pip install "toolcall-sdk[cli]"' in done.stdout
+    assert install_command("cli") in done.stdout

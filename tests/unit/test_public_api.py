@@ -77,6 +77,7 @@ EXPORTED = [
     "Usage",
     "UsageLimitExceeded",
     "__version__",
+    "install_command",
     "to_strict_schema",
     "tool",
     "tool_from_openai",

@@ -17,6 +17,7 @@ from typing import Any
 import httpx2
 
 from toolcall_sdk._families import UnknownFamilyError, resolve_family
+from toolcall_sdk._feedback import CUT_OFF
 from toolcall_sdk._transport import error_body_message
 from toolcall_sdk.doctor._embeds_probe import check_prompt_embeds
 from toolcall_sdk.doctor._findings import Report
@@ -309,16 +310,16 @@ def _check_forced(session: _Session, report: Report, parser: str, *, named: bool
         report.add(
             check,
             "fail",
-            f"the answer hit max_tokens={_PROBE_MAX_TOKENS} emitting whitespace inside the "
-            "JSON: the server's grammar allows free whitespace and the model never closes the "
-            "call",
+            f"{CUT_OFF} (max_tokens={_PROBE_MAX_TOKENS}) inside the JSON, emitting "
+            "whitespace: the server's grammar allows free whitespace and the model never "
+            "closes the call",
             _COMPACT_JSON_FIX,
         )
         return
     if not calls:
         if finish == "length":
             detail = (
-                f"no tool_calls: the answer hit max_tokens={_PROBE_MAX_TOKENS} before the call "
+                f"no tool_calls: {CUT_OFF} (max_tokens={_PROBE_MAX_TOKENS}) before the call "
                 "closed; the server did not constrain the arguments, or the model rambles"
             )
             fix = (

@@ -26,7 +26,9 @@ A tensor of the wrong shape can crash the engine, so the client refuses it first
 `PromptEmbedsError`: rank 2, the served model's width (`hidden_size=`, or read from the
 model's `config.json` when its folder is on this machine), at least one token, finite
 values, float32/bfloat16/float16, the size limit, and room in the server's `max_model_len`.
-torch is needed only here (`pip install "toolcall-sdk[embeds]"`) and imported on first use.
+torch is needed only here (`pip install "toolcall-sdk[embeds]"`; from a checkout
+`pip install -e ".[embeds]"`) and imported on first use; without it the error names the
+install for this copy (`toolcall_sdk.install_command`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ from toolcall_sdk.embeds._checks import ALLOWED_DTYPES, MAX_TENSOR_BYTES, check_
 
 __all__ = ["decode", "encode", "torch_module"]
 
-INSTALL = 'pip install "toolcall-sdk[embeds]"'
+# The extra that installs torch and safetensors (`install_command` names its install).
+EXTRA = "embeds"
 # What torch.save adds around the tensor's bytes (a zip holding a small pickle); a decoded
 # string longer than the limit by more than this holds more than one allowed tensor.
 _SAVE_OVERHEAD = 64 * 1024
@@ -28,7 +29,7 @@ _SAVE_OVERHEAD = 64 * 1024
 
 def torch_module() -> ModuleType:
     """torch, or `MissingDependencyError` naming the `embeds` extra."""
-    return require("torch", install=INSTALL, feature="prompt embeddings")
+    return require("torch", extra=EXTRA, feature="prompt embeddings")
 
 
 def encode(

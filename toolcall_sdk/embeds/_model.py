@@ -19,7 +19,7 @@ from typing import Any
 
 from toolcall_sdk._errors import PromptEmbedsError
 from toolcall_sdk._extras import require
-from toolcall_sdk.embeds._codec import INSTALL
+from toolcall_sdk.embeds._codec import EXTRA
 
 __all__ = ["ServedLimits", "embedding_matrix", "hidden_size_of", "served_limits"]
 
@@ -88,9 +88,7 @@ def embedding_matrix(model_dir: str | os.PathLike[str]) -> Any:
         PromptEmbedsError: The folder has no safetensors weights, or no embedding matrix
             whose width matches its config.
     """
-    safe_open = require(
-        "safetensors", install=INSTALL, feature="reading an embedding matrix"
-    ).safe_open
+    safe_open = require("safetensors", extra=EXTRA, feature="reading an embedding matrix").safe_open
     folder = Path(model_dir)
     files = sorted(folder.glob("*.safetensors"))
     if not files:

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
+from toolcall_sdk._console import plain
 from toolcall_sdk.evals._bfcl_cases import bfcl_cases
 from toolcall_sdk.evals._cases import EvalCase, load_cases
 from toolcall_sdk.evals._files import write_reports
@@ -96,7 +97,7 @@ def run_eval_command(
         1 for (cid, p) in load_records(out_dir / RESULTS_FILE) if cid in ids and p in pipelines
     )
     if finished:
-        console.print(f"resuming: {finished} of {total} result(s) already in {out_dir}")
+        console.print(plain(f"resuming: {finished} of {total} result(s) already in {out_dir}"))
     unfinished: list[str] = []
 
     with open_progress(mode, total - finished, console) as shown:
@@ -123,7 +124,7 @@ def run_eval_command(
         report = build_report(records, report_meta(settings, source, pipelines))
         print_report(report, console)
         written = write_reports(report, records, out_dir)
-        console.print("wrote " + ", ".join(str(p) for p in written))
+        console.print(plain("wrote " + ", ".join(str(p) for p in written)))
     if unfinished:
         console.print(
             f"{len(unfinished)} of {total} pair(s) not finished: the server could not answer "

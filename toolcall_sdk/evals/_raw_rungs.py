@@ -6,7 +6,6 @@ the server returns them: no validation, no retry, no reading of calls left in th
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import httpx2
@@ -14,6 +13,7 @@ import openai
 
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._transport import is_transient
+from toolcall_sdk._validation import no_call_problem, read_arguments
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
@@ -74,26 +74,29 @@ async def run_raw(
         outcome.hard_error = "server error: the answer has no choices"
         outcome.hard_kind = "server_error"
         return outcome
-    message = completion.choices[0].message.model_dump(mode="json", exclude_none=True)
+    choice = completion.choices[0]
+    message = choice.message.model_dump(mode="json", exclude_none=True)
     outcome.content = message.get("content") or None
     raw_calls = message.get("tool_calls") or []
     if not raw_calls:
         # Not used (this pipeline takes calls as they come), only reported.
         outcome.parser_miss = recover_calls(message, hint=settings.model, attempt=1) is not None
+        if choice.finish_reason == "length" and case.expects_call:
+            # Cut off before its call: named as the SDK's pipelines name it.
+            problem = no_call_problem(choice.finish_reason)
+            outcome.hard_error = f"{problem.kind}: {first_line(problem.message)}"
+            outcome.hard_kind = "unparseable"
         return outcome
     for raw in raw_calls:
         function = raw.get("function") or {}
         name = str(function.get("name") or "")
-        text = function.get("arguments") or ""
-        try:
-            arguments = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
-            outcome.hard_error = f"unparseable arguments: {exc.msg}"
-            outcome.hard_kind = "unparseable"
-            outcome.hard_tool = name
-            return outcome
-        if not isinstance(arguments, dict):
-            outcome.hard_error = "unparseable arguments: not a JSON object"
+        # The SDK's reading of arguments, without its repairs: the same failure gets the
+        # same name (`invalid_json`, `cut off at the token limit`) in every pipeline.
+        arguments, error = read_arguments(
+            function.get("arguments"), finish_reason=choice.finish_reason
+        )
+        if error is not None:
+            outcome.hard_error = f"invalid_json: {first_line(error)}"
             outcome.hard_kind = "unparseable"
             outcome.hard_tool = name
             return outcome

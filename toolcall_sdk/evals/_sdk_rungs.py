@@ -115,6 +115,10 @@ async def run_sdk(
 
 
 def _only_text(attempt: Attempt) -> bool:
+    """The model answered in text by its own choice: no call, and not cut off by the limit
+    (a cut answer is a failure in every rung, named the same way)."""
+    if attempt.finish_reason == "length":
+        return False
     return bool(attempt.problems) and all(p.kind == "no_tool_call" for p in attempt.problems)
 
 

@@ -2,8 +2,8 @@
 
 Classes, checked in this order:
 
-- `hard_fail`: no usable answer: a server error, arguments that are not JSON, or
-  validation that still failed when the retries ran out.
+- `hard_fail`: no usable answer: a server error, arguments that are not JSON, an answer
+  cut off at the token limit, or validation that still failed when the retries ran out.
 - `spurious_call`: the case needs no call, and the model made one.
 - `missed_call`: the case needs a call, and the model answered in text.
 - `wrong_tool`: other tools (or another number of calls) than expected.

@@ -1,13 +1,15 @@
 """The ladder and the failure breakdowns as Rich tables for the terminal.
 
 Rich is the CLI's dependency (the `cli` extra), imported when a table is drawn: the eval
-harness itself runs without it.
+harness itself runs without it. Categories, tools and error messages come from case files
+and model answers: they go in as plain text, never read as Rich markup.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolcall_sdk._console import plain
 from toolcall_sdk.evals._report import Breakdown, EvalReport
 from toolcall_sdk.evals._seed import SEED_SOURCE, seed_text
 
@@ -40,7 +42,7 @@ def ladder_table(report: EvalReport) -> Table:
         table.add_column(column, justify="right")
     for row in report.ladder:
         table.add_row(
-            row.pipeline,
+            plain(row.pipeline),
             f"{row.pass_rate:.1%}",
             seed_text(row.seed_pass_rate),
             f"{row.requests} ({row.requests_per_case:.2f}/case)",
@@ -59,7 +61,7 @@ def ladder_table(report: EvalReport) -> Table:
 def _breakdown_table(title: str, items: list[Breakdown]) -> Table:
     from rich.table import Table
 
-    table = Table(title=f"Failures by {title}")
+    table = Table(title=plain(f"Failures by {title}"))
     table.add_column(title)
     table.add_column("pipeline")
     table.add_column("failed", justify="right")
@@ -67,10 +69,10 @@ def _breakdown_table(title: str, items: list[Breakdown]) -> Table:
     table.add_column("most common errors")
     for item in items:
         table.add_row(
-            item.key,
-            item.pipeline,
+            plain(item.key),
+            plain(item.pipeline),
             f"{item.failed}/{item.cases}",
-            ", ".join(f"{k} {v}" for k, v in item.failures.items()),
-            "\n".join(f"{count}x {message}" for message, count in item.top_messages),
+            plain(", ".join(f"{k} {v}" for k, v in item.failures.items())),
+            plain("\n".join(f"{count}x {message}" for message, count in item.top_messages)),
         )
     return table

@@ -18,6 +18,7 @@ from typing import TextIO, Unpack
 from rich.console import Console
 from rich.text import Text
 
+from toolcall_sdk._console import cli_console, plain
 from toolcall_sdk.embeds._model import hidden_size_of
 from toolcall_sdk.launcher._command import (
     DEFAULT_GPU_MEMORY_UTILIZATION,
@@ -112,7 +113,7 @@ def run_launch(
     """
     # Plain writes for what users copy: Rich would wrap, crop or render markup in it.
     out = out or sys.stdout
-    err = err or Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+    err = err or cli_console(stderr=True, soft_wrap=True)
     try:
         plan = plan_launch(
             model,
@@ -224,8 +225,10 @@ def _supervise(server: Server, out: TextIO, err: Console, startup_timeout: float
 def _supervise_headless(server: Server, err: Console) -> int:
     """A worker node: engines only, no /health to wait for and no client to print."""
     err.print(
-        f"vLLM runs headless for {server.plan.model}: engines only, no API server on this "
-        "node; clients use the head node's. Press Ctrl-C to stop it."
+        plain(
+            f"vLLM runs headless for {server.plan.model}: engines only, no API server on this "
+            "node; clients use the head node's. Press Ctrl-C to stop it."
+        )
     )
     return _wait_for_exit(server, err)
 

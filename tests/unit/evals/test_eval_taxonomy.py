@@ -164,7 +164,9 @@ def test_spurious_call() -> None:
 def test_hard_fail_unparseable_arguments() -> None:
     record = run(invoice_case(), "required", tool_call("create_invoice", '{"customer_id": '))
     assert record["verdict"] == "hard_fail"
-    assert record["message"].startswith("unparseable arguments")
+    # Named as the SDK's pipelines name it (the problem kind, then its message).
+    assert record["message"] == "invalid_json: Expecting value at character 16"
+    assert record["hard_kind"] == "unparseable"
 
 
 def test_hard_fail_server_error() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from toolcall_sdk import install_command
+
 
 def test_missing_extra_names_the_install_command() -> None:
     code = (
@@ -16,4 +18,4 @@ def test_missing_extra_names_the_install_command() -> None:
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'toolcall-sdk[mcp]'" in out.stdout
+    assert install_command("mcp") in out.stdout

@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from toolcall_sdk import ServerConnectionError
+from toolcall_sdk import ServerConnectionError, install_command
 from toolcall_sdk.otel import OtelHook
 from toolcall_sdk.testing import ScriptedModel, disconnect, text, tool_call
 
@@ -317,5 +317,5 @@ def test_without_the_extra_the_error_names_it() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == (
         "MissingDependencyError toolcall_sdk.otel needs 'opentelemetry.trace', which is not "
-        'installed: run `pip install "toolcall-sdk[otel]"`'
+        f"installed: run `{install_command('otel')}`"
     )

@@ -7,6 +7,7 @@ import sys
 
 from typer.testing import CliRunner
 
+from toolcall_sdk import install_command
 from toolcall_sdk.cli import app
 
 
@@ -39,5 +40,5 @@ def test_missing_extra_is_one_line_naming_it() -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: toolcall-sdk proxy needs 'starlette', which is not installed: run "
-        "`pip install 'toolcall-sdk[proxy]'`"
+        f"`{install_command('proxy')}`"
     ]

