@@ -56,7 +56,7 @@ def make_client() -> ToolCallClient:
     if base_url:
         return ToolCallClient(
             base_url=base_url,
-            model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
+            model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
             tools=[find_customer, send_invoice],
             # The loop ends when the router says "no tool": keep a router that can say it.
             router=os.environ.get("TOOLCALL_ROUTER", "llm"),

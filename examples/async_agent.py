@@ -78,7 +78,7 @@ def make_client() -> AsyncToolCallClient:
     if base_url:
         return AsyncToolCallClient(
             base_url=base_url,
-            model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
+            model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
             tools=TOOLS,
         )
     from toolcall_sdk.testing import ScriptedModel

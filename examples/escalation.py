@@ -1,6 +1,6 @@
 """Escalation to a human queue: when the model never gets the arguments right, a person takes over.
 
-    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=toolcall-demo \
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
         python examples/escalation.py
 
 `on_escalate=` receives the `ToolCallFailed` (every attempt, and the guarantee that no
@@ -99,7 +99,9 @@ def make_client(humans: HumanQueue) -> ToolCallClient:
     }
     if base_url:
         return ToolCallClient(
-            base_url=base_url, model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"), **options
+            base_url=base_url,
+            model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
+            **options,
         )
     from toolcall_sdk.testing import ScriptedModel, tool_call
 

@@ -1,6 +1,6 @@
 """A FastAPI endpoint exposing the agent: `POST /invoices` runs it and answers JSON.
 
-    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=toolcall-demo \
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
         uvicorn --app-dir examples fastapi_endpoint:app --port 8200
     curl -s http://127.0.0.1:8200/invoices -H 'content-type: application/json' \
         -d '{"request": "Invoice Acme 1500000 VND, due 2030-12-31"}'
@@ -108,7 +108,7 @@ def make_client() -> AsyncToolCallClient:
     tools = [find_customer, create_invoice]
     base_url = os.environ.get("TOOLCALL_BASE_URL")
     if base_url:
-        model = os.environ.get("TOOLCALL_MODEL", "toolcall-demo")
+        model = os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct")
         return AsyncToolCallClient(base_url=base_url, model=model, tools=tools)
     from toolcall_sdk.testing import ScriptedModel
 

@@ -1,6 +1,6 @@
 """Prompt embeddings: embedded content through the tool pipeline, and a completion from them.
 
-    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=toolcall-demo \
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
     TOOLCALL_MODEL_DIR=/path/to/model python examples/prompt_embeds.py
 
 against a vLLM started with `--enable-prompt-embeds` (`toolcall-sdk launch --demo --
@@ -85,7 +85,7 @@ def live(base_url: str) -> tuple[ToolCallClient, Any, Any, None]:
     matrix = embedding_matrix(model_dir)
     client = ToolCallClient(
         base_url=base_url,
-        model=os.environ.get("TOOLCALL_MODEL", "toolcall-demo"),
+        model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
         tools=[get_weather],
         router="always",
         max_tokens=64,

@@ -1,6 +1,6 @@
 """Streaming a tool call to a UI with `client.stream()`.
 
-    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=toolcall-demo \
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
         python examples/stream_events.py
 
 Without TOOLCALL_BASE_URL it runs against the SDK's scripted model on a local port (a real
@@ -66,7 +66,7 @@ def server() -> Iterator[tuple[str, str]]:
     """The server's base URL and model name: yours, or the scripted one."""
     base_url = os.environ.get("TOOLCALL_BASE_URL")
     if base_url:
-        yield base_url, os.environ.get("TOOLCALL_MODEL", "toolcall-demo")
+        yield base_url, os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct")
         return
     from toolcall_sdk.testing import ScriptedModel, text
 

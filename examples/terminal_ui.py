@@ -1,6 +1,6 @@
 """Streaming into a terminal UI: a live table of attempts, calls and their arguments as they arrive.
 
-    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=toolcall-demo \
+    TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
         python examples/terminal_ui.py
 
 Draws `client.stream()`'s events with rich's `Live` (rich comes with the `cli` extra, or
@@ -136,7 +136,7 @@ def server() -> Iterator[tuple[str, str]]:
     """The server's base URL and model name: yours, or the scripted one."""
     base_url = os.environ.get("TOOLCALL_BASE_URL")
     if base_url:
-        yield base_url, os.environ.get("TOOLCALL_MODEL", "toolcall-demo")
+        yield base_url, os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct")
         return
     from toolcall_sdk.testing import ScriptedModel, tool_call, trickle
 
