@@ -1,0 +1,343 @@
+"""Qwen2.5-Coder format: call objects written as plain JSON, fenced or bare, for offered tools.
+
+Qwen2.5-Coder-Instruct is served with the Hermes template, but under `tool_choice="auto"` it
+writes no `<tool_call>` tags: it writes the call object itself, in a Markdown fence or on a
+line of its own, often with text around it::
+
+    Sure! Here is the call:
+    ```json
+    {"name": "get_weather", "arguments": {"city": "Hanoi"}}
+    ```
+
+What counts as a call:
+
+- a value standing on lines of its own, at the start of the text or of a line: a call
+  object `{"name": ..., "arguments": {...}}` (`"parameters"` reads like `"arguments"`), a
+  list of them or xLAM's envelope `{"tool_calls": [...]}`, in JSON or as a Python literal;
+- a fence opened by ```` ```json ```` or a bare ```` ``` ```` (then a line break) whose body
+  holds such values (or Hermes calls) and nothing else; the fence is markup. A fence the
+  text ends inside holds the calls it completed;
+- Hermes `<tool_call>...</tool_call>` anywhere, read as the `hermes` format reads it.
+
+A value or fenced value counts only when every name in it is an offered tool (the keys of
+`schemas`, the request's tools; `resolve_tool_name`), so the calls the model invents for
+tools nobody offered (`{"name": "Joke", ...}`) stay text, byte for byte; without `schemas`
+only Hermes calls outside fences are read. Anything else is text: JSON that is no call, a
+value with text on its line, a fence in another language (released as it arrives), a value
+the text ends inside. After calls that opened their line, the blanks and the line break that
+end it go too.
+
+Streaming holds back only what may still be a call: a `{` or `[` opening a line while its
+opening can still read as a call (`{"name"`, `[{"arguments"`, ...), a JSON fence until it
+closes, and a possible tag or fence start at the end of the text; other text is released
+at once. Each call arrives whole (`CallStarted`, one `ArgumentsDelta`, `CallFinished`) when
+its value, fence or tag closes. The values are read by the same readers as the client's
+recovery of what small models write (`_offered.read_lines`), and the tags by `hermes`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from toolcall_sdk.parsing import hermes
+from toolcall_sdk.parsing._base import FormatStream
+from toolcall_sdk.parsing._json import JsonWalker
+from toolcall_sdk.parsing._markup import WS, PrefixMatcher, Step, TagSet, lit, skip
+from toolcall_sdk.parsing._offered import read_lines
+from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._values import Schemas
+from toolcall_sdk.parsing.pythonic import ValueWalker
+from toolcall_sdk.parsing.repair import CALL_IN_TEXT
+
+__all__ = ["FENCE", "FORMAT", "Qwen25CoderStream", "parse"]
+
+FORMAT: Final = "qwen25_coder"
+FENCE: Final = "```"
+
+# A fence opens with ``` and an optional language word, then a line break; a fence whose
+# language is one of these may hold calls.
+_CALL_LANGUAGES: Final = frozenset({"", "json"})
+_OPENER: Final = re.compile(r"```([A-Za-z][\w+.\-]*)?[ \t]*\r?\n")
+_OPENER_SO_FAR: Final = re.compile(r"```(?:[A-Za-z][\w+.\-]*)?[ \t]*\r?\Z")
+_TAGS: Final = TagSet(hermes.START, FENCE, "\n")
+_FENCES: Final = TagSet(FENCE)
+_INDENT: Final = re.compile(r"[ \t]*")
+_BLANK: Final = re.compile(r"[ \t\r\n]*")
+# The first keys of the values `read_lines` reads as calls, quoted as JSON or Python writes
+# them: a line opening otherwise is released as text at once.
+_KEYS: Final = ("name", "arguments", "parameters", "id", "type", "function", "tool_calls")
+_FIRST_KEY: Final = lit(*(q + key + q for q in "\"'" for key in (*_KEYS, "thought")))
+_OPENINGS: Final[dict[str, tuple[Step, ...]]] = {
+    "{": (lit("{"), WS, _FIRST_KEY, WS, lit(":")),
+    "[": (lit("["), WS, lit("{"), WS, _FIRST_KEY, WS, lit(":")),
+}
+(_LINE, _PROSE, _OPENING, _VALUE, _FENCE_OPEN, _JSON_FENCE, _OTHER_FENCE, _TAG, _AFTER) = range(9)
+
+
+def parse(text: str, schemas: Schemas | None = None) -> ParseResult:
+    """Read every Qwen2.5-Coder call in `text`.
+
+    Args:
+        text: Model output.
+        schemas: Parameter schemas by tool name: their names are the offered tools. Without
+            them only Hermes `<tool_call>` calls are read.
+
+    Returns:
+        The calls, and the text without their values, fences and tags.
+    """
+    return Qwen25CoderStream.parse_text(text, schemas)
+
+
+def _in_format(call: ParsedCall) -> ParsedCall:
+    """A call value standing in text is this format's own form, no repair."""
+    if CALL_IN_TEXT not in call.repairs:
+        return call
+    repairs = tuple(r for r in call.repairs if r != CALL_IN_TEXT)
+    return ParsedCall(call.name, call.arguments, call.raw, repairs)
+
+
+class Qwen25CoderStream(FormatStream):
+    """Incremental Qwen2.5-Coder parser (see `FormatStream` and the module docstring)."""
+
+    format = FORMAT
+
+    def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
+        super().__init__(events=events, schemas=schemas)
+        self._offered = tuple(schemas or ())
+        self._state = _LINE
+        self._mark = 0  # start of the text not yet released or dropped
+        self._scan = 0  # where reading resumes
+        self._cand = 0  # where the current value, fence or tag starts
+        self._body = 0  # where the current fence's body or tag's body starts
+        self._line_at = 0  # the first non-blank character of the current line
+        self._at_line = False  # the current block opened its line
+        self._matcher: PrefixMatcher | None = None
+        self._value: ValueWalker | None = None
+        self._end = -1  # where the current value closed, -1 while it is open
+        self._json: JsonWalker | None = None
+
+    def _shift(self, offset: int) -> None:
+        self._mark -= offset
+        self._scan -= offset
+        self._cand -= offset
+        self._body -= offset
+        self._line_at -= offset
+        if self._end >= 0:
+            self._end -= offset
+        if self._matcher is not None:
+            self._matcher.pos -= offset
+        if self._value is not None:
+            self._value.pos -= offset
+        if self._json is not None:
+            self._json.shift(offset)
+
+    def _process(self, buf: str, final: bool) -> int:  # noqa: C901 (a lexer step)
+        n = len(buf)
+        while True:
+            state = self._state
+            if state == _LINE:
+                i = skip(_INDENT, buf, self._scan)
+                self._text(buf[self._mark : i])
+                self._mark = self._scan = i
+                if i == n:
+                    return n
+                self._line_at = self._cand = i
+                if buf[i] in _OPENINGS and self._offered:
+                    self._matcher = PrefixMatcher(_OPENINGS[buf[i]], i)
+                    self._state = _OPENING
+                else:
+                    self._state = _PROSE
+            elif state == _PROSE:
+                i, tag = _TAGS.find(buf, self._scan)
+                if i < 0:
+                    hold = n if final else max(self._mark, _TAGS.hold_from(buf, self._scan))
+                    self._text(buf[self._mark : hold])
+                    self._mark = self._scan = hold
+                    return hold
+                self._text(buf[self._mark : i])
+                self._mark = self._cand = i
+                if tag == "\n":
+                    self._text(tag)
+                    self._mark = self._scan = i + 1
+                    self._state = _LINE
+                elif tag == FENCE:
+                    self._state = _FENCE_OPEN
+                else:
+                    self._body = self._scan = i + len(tag)
+                    self._json = None
+                    self._state = _TAG
+            elif state == _OPENING:
+                assert self._matcher is not None
+                decided = self._matcher.advance(buf, n)
+                if decided is None and not final:
+                    return self._mark
+                self._matcher = None
+                if decided:
+                    self._value = ValueWalker(self._cand)
+                    self._state = _VALUE
+                else:
+                    self._state = _PROSE
+            elif state == _VALUE:
+                if not self._read_value(buf, final):
+                    return self._mark
+            elif state == _FENCE_OPEN:
+                if not self._open_fence(buf, final):
+                    return self._mark
+            elif state == _JSON_FENCE:
+                j = buf.find(FENCE, self._scan)
+                if j < 0 and not final:
+                    self._scan = max(self._body, n - len(FENCE) + 1)
+                    return self._mark
+                end = j + len(FENCE) if j >= 0 else n
+                calls = self._fenced_calls(buf[self._body : j if j >= 0 else n])
+                self._at_line = self._cand == self._line_at
+                self._block(buf, end, calls)
+            elif state == _OTHER_FENCE:  # code: text up to its closing fence
+                j = buf.find(FENCE, self._scan)
+                if j < 0:
+                    hold = n if final else max(self._mark, _FENCES.hold_from(buf, self._scan))
+                    self._text(buf[self._mark : hold])
+                    self._mark = self._scan = hold
+                    return hold
+                self._text(buf[self._mark : j + len(FENCE)])
+                self._mark = self._scan = j + len(FENCE)
+                self._state = _PROSE
+            elif state == _TAG:
+                end = self._tag_end(buf, final)
+                if end < 0:
+                    return self._mark
+                found = hermes.parse(buf[self._cand : end])
+                self._deliver(found.calls)
+                self._text(found.text)
+                self._mark = self._scan = end
+                self._state = _PROSE
+            elif not self._line_break(buf, final):  # _AFTER
+                return self._mark
+
+    def _read_value(self, buf: str, final: bool) -> bool:
+        """Follow a value opening a line to its end, then to the end of its line; False
+        while either is still open."""
+        n = len(buf)
+        if self._end < 0:
+            assert self._value is not None
+            self._end = self._value.advance(buf, n, final)
+            if self._end < 0:
+                if not final:
+                    return False
+                self._value = None
+                self._text(buf[self._mark :])  # the text ended inside it: no call
+                self._mark = self._scan = n
+                self._state = _PROSE
+                return True
+            self._value = None
+        end = self._end
+        after = skip(_INDENT, buf, end)
+        if after == n and not final:
+            return False
+        self._end = -1
+        calls = None
+        if after == n or buf[after] in "\r\n":  # the value fills its line
+            found = read_lines(buf[self._cand : end], self._offered)
+            if found is not None and not found.text.strip():
+                calls = [_in_format(call) for call in found.calls]
+        self._at_line = True
+        self._block(buf, end, calls)
+        return True
+
+    def _open_fence(self, buf: str, final: bool) -> bool:
+        """Decide whether the ``` at `self._cand` opens a fence; False while undecided."""
+        opener = _OPENER.match(buf, self._cand)
+        if opener is None:
+            if not final and _OPENER_SO_FAR.match(buf, self._cand):
+                return False
+            self._text(buf[self._mark : self._cand + len(FENCE)])  # not a fence: text
+            self._mark = self._scan = self._cand + len(FENCE)
+            self._state = _PROSE
+            return True
+        self._body = self._scan = opener.end()
+        if (opener.group(1) or "").lower() in _CALL_LANGUAGES and self._offered:
+            self._state = _JSON_FENCE
+        else:
+            self._text(buf[self._mark : self._body])
+            self._mark = self._body
+            self._state = _OTHER_FENCE
+        return True
+
+    def _fenced_calls(self, body: str) -> list[ParsedCall] | None:
+        """The calls of a fence body that holds calls and nothing else, or None."""
+        inner = Qwen25CoderStream.parse_text(body, self._schemas)
+        if not inner.calls or inner.text.strip():
+            return None
+        return inner.calls
+
+    def _tag_end(self, buf: str, final: bool) -> int:
+        """Where the Hermes call at `self._cand` ends, as `hermes` ends it; -1 while open."""
+        n = len(buf)
+        first = skip(_BLANK, buf, self._body)
+        if first == n:
+            return n if final else -1
+        if buf[first] == "{":
+            if self._json is None:
+                self._json = JsonWalker(first)
+                self._scan = first
+            walker = self._json
+            if walker.end < 0:
+                walker.advance(buf, n)
+            if walker.end < 0:
+                if not final:
+                    return -1
+                # The JSON never closed: its first end tag, if any, ends the call.
+                self._json = None
+                j = buf.find(hermes.END, self._body)
+                return j + len(hermes.END) if j >= 0 else n
+            self._scan = max(self._scan, walker.end)
+        j = buf.find(hermes.END, self._scan)
+        if j >= 0:
+            self._json = None
+            return j + len(hermes.END)
+        if final:
+            self._json = None
+            return n
+        self._scan = max(self._scan, n - len(hermes.END) + 1)
+        return -1
+
+    def _block(self, buf: str, end: int, calls: list[ParsedCall] | None) -> None:
+        """A value or fence ends at `end`: its calls, or its text when it holds none."""
+        if calls is None:
+            self._text(buf[self._mark : end])
+            self._mark = self._scan = end
+            self._state = _PROSE
+            return
+        self._deliver(calls)
+        self._mark = self._scan = end
+        self._state = _AFTER if self._at_line else _PROSE
+
+    def _deliver(self, calls: list[ParsedCall]) -> None:
+        for call in calls:
+            if self._emit:
+                self._start(call.name)
+                self._args(call.arguments)
+            self._finish(call)
+
+    def _line_break(self, buf: str, final: bool) -> bool:
+        """After calls that opened their line: the blanks and line break that end it are
+        markup; other text after them is text. False while undecided."""
+        n = len(buf)
+        i = skip(_INDENT, buf, self._mark)
+        if i == n or (buf[i] == "\r" and i + 1 == n):
+            if not final:
+                return False
+            self._mark = self._scan = n
+            self._state = _LINE
+            return True
+        if buf.startswith("\r\n", i):
+            i += 2
+        elif buf[i] in "\r\n":
+            i += 1
+        else:
+            self._state = _PROSE
+            return True
+        self._mark = self._scan = i
+        self._state = _LINE
+        return True
