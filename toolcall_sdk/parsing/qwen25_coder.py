@@ -14,9 +14,9 @@ What counts as a call:
 - a value standing on lines of its own, at the start of the text or of a line: a call
   object `{"name": ..., "arguments": {...}}` (`"parameters"` reads like `"arguments"`), a
   list of them or xLAM's envelope `{"tool_calls": [...]}`, in JSON or as a Python literal;
-- a fence opened by ```` ```json ```` or a bare ```` ``` ```` (then a line break) whose body
-  holds such values (or Hermes calls) and nothing else; the fence is markup. A fence the
-  text ends inside holds the calls it completed;
+- such values (or Hermes calls) in a fence opened by ```` ```json ```` or a bare ```` ``` ````
+  and a line break: the fence is markup, and what else its body holds stays text. A fence
+  the text ends inside holds the calls it completed;
 - Hermes `<tool_call>...</tool_call>` anywhere, read as the `hermes` format reads it.
 
 A value or fenced value counts only when every name in it is an offered tool (the keys of
@@ -189,10 +189,12 @@ class Qwen25CoderStream(FormatStream):
                 if j < 0 and not final:
                     self._scan = max(self._body, n - len(FENCE) + 1)
                     return self._mark
-                end = j + len(FENCE) if j >= 0 else n
-                calls = self._fenced_calls(buf[self._body : j if j >= 0 else n])
+                body_end, end = (j, j + len(FENCE)) if j >= 0 else (n, n)
+                # The body reads as an answer would; what it holds besides calls stays.
+                inner = Qwen25CoderStream.parse_text(buf[self._body : body_end], self._schemas)
+                rest = inner.text if inner.text.strip() else ""
                 self._at_line = self._cand == self._line_at
-                self._block(buf, end, calls)
+                self._block(buf, end, inner.calls or None, rest)
             elif state == _OTHER_FENCE:  # code: text up to its closing fence
                 j = buf.find(FENCE, self._scan)
                 if j < 0:
@@ -264,13 +266,6 @@ class Qwen25CoderStream(FormatStream):
             self._state = _OTHER_FENCE
         return True
 
-    def _fenced_calls(self, body: str) -> list[ParsedCall] | None:
-        """The calls of a fence body that holds calls and nothing else, or None."""
-        inner = Qwen25CoderStream.parse_text(body, self._schemas)
-        if not inner.calls or inner.text.strip():
-            return None
-        return inner.calls
-
     def _tag_end(self, buf: str, final: bool) -> int:
         """Where the Hermes call at `self._cand` ends, as `hermes` ends it; -1 while open."""
         n = len(buf)
@@ -302,14 +297,16 @@ class Qwen25CoderStream(FormatStream):
         self._scan = max(self._scan, n - len(hermes.END) + 1)
         return -1
 
-    def _block(self, buf: str, end: int, calls: list[ParsedCall] | None) -> None:
-        """A value or fence ends at `end`: its calls, or its text when it holds none."""
+    def _block(self, buf: str, end: int, calls: list[ParsedCall] | None, rest: str = "") -> None:
+        """A value or fence ends at `end`: its calls and the `rest` of its text, or all its
+        text when it holds no call."""
         if calls is None:
             self._text(buf[self._mark : end])
             self._mark = self._scan = end
             self._state = _PROSE
             return
         self._deliver(calls)
+        self._text(rest)
         self._mark = self._scan = end
         self._state = _AFTER if self._at_line else _PROSE
 
