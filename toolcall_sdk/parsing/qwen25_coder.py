@@ -11,28 +11,32 @@ line of its own, often with text around it::
 
 What counts as a call:
 
-- a value standing on lines of its own, at the start of the text or of a line: a call
-  object `{"name": ..., "arguments": {...}}` (`"parameters"` reads like `"arguments"`), a
-  list of them or xLAM's envelope `{"tool_calls": [...]}`, in JSON or as a Python literal;
+- a value opening a line (or the text): a call object `{"name": ..., "arguments": {...}}`
+  (`"parameters"` reads like `"arguments"`), a list of them or xLAM's envelope
+  `{"tool_calls": [...]}`, in JSON or as a Python literal;
 - such values (or Hermes calls) in a fence opened by ```` ```json ```` or a bare ```` ``` ````
   and a line break: the fence is markup, and what else its body holds stays text. A fence
   the text ends inside holds the calls it completed;
-- Hermes `<tool_call>...</tool_call>` anywhere, read as the `hermes` format reads it.
+- Hermes `<tool_call>` calls anywhere, read by `hermes`. One whose body opens with `{` ends
+  where its JSON closes; the blanks and `</tool_call>` after it are markup.
 
-A value or fenced value counts only when every name in it is an offered tool (the keys of
-`schemas`, the request's tools; `resolve_tool_name`), so the calls the model invents for
-tools nobody offered (`{"name": "Joke", ...}`) stay text, byte for byte; without `schemas`
-only Hermes calls outside fences are read. Anything else is text: JSON that is no call, a
-value with text on its line, a fence in another language (released as it arrives), a value
-the text ends inside. After calls that opened their line, the blanks and the line break that
-end it go too.
+A value counts only when every name in it is an offered tool (the keys of `schemas`, the
+request's tools; `resolve_tool_name`), so the calls the model invents for tools nobody
+offered (`{"name": "Joke", ...}`) stay text, byte for byte; without `schemas` only Hermes
+calls outside fences are read. Anything else is text: JSON that is no call, a value inside a
+line of text, a fence in another language (released as it arrives), a value the text ends
+inside (unlike a tagged call cut off, which is dropped: without its end nothing marks it as
+a call). After calls that opened their line, the blanks and the line break that end it go
+too; other text after them on the line stays.
 
-Streaming holds back only what may still be a call: a `{` or `[` opening a line while its
-opening can still read as a call (`{"name"`, `[{"arguments"`, ...), a JSON fence until it
-closes, and a possible tag or fence start at the end of the text; other text is released
-at once. Each call arrives whole (`CallStarted`, one `ArgumentsDelta`, `CallFinished`) when
-its value, fence or tag closes. The values are read by the same readers as the client's
-recovery of what small models write (`_offered.read_lines`), and the tags by `hermes`.
+Each call is decided, and sent whole (`CallStarted`, one `ArgumentsDelta`, `CallFinished`),
+the moment its value, fence or JSON closes: vLLM tells a tool parser nothing when a stream
+ends, so a call must not wait for what follows it. Streaming holds back only what may still
+be a call: a `{` or `[` opening a line while its opening can still read as a call
+(`{"name"`, `[{"arguments"`, ...) and until it closes, a JSON fence until it closes, and a
+possible tag or fence start at the end of the text; other text is released at once. The
+values are read by the client's reader of what small models write (`_offered.read_lines`),
+the tags by `hermes`.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from typing import Final
 
 from toolcall_sdk.parsing import hermes
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import JsonWalker
+from toolcall_sdk.parsing._json import DONE, JsonWalker
 from toolcall_sdk.parsing._markup import WS, PrefixMatcher, Step, TagSet, lit, skip
 from toolcall_sdk.parsing._offered import read_lines
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
@@ -56,7 +60,7 @@ FORMAT: Final = "qwen25_coder"
 FENCE: Final = "```"
 
 # A fence opens with ``` and an optional language word, then a line break; a fence whose
-# language is one of these may hold calls.
+# language is one of these may hold calls (any other holds code, streamed as text).
 _CALL_LANGUAGES: Final = frozenset({"", "json"})
 _OPENER: Final = re.compile(r"```([A-Za-z][\w+.\-]*)?[ \t]*\r?\n")
 _OPENER_SO_FAR: Final = re.compile(r"```(?:[A-Za-z][\w+.\-]*)?[ \t]*\r?\Z")
@@ -66,13 +70,33 @@ _INDENT: Final = re.compile(r"[ \t]*")
 _BLANK: Final = re.compile(r"[ \t\r\n]*")
 # The first keys of the values `read_lines` reads as calls, quoted as JSON or Python writes
 # them: a line opening otherwise is released as text at once.
-_KEYS: Final = ("name", "arguments", "parameters", "id", "type", "function", "tool_calls")
-_FIRST_KEY: Final = lit(*(q + key + q for q in "\"'" for key in (*_KEYS, "thought")))
+_KEYS: Final = (
+    "name",
+    "arguments",
+    "parameters",
+    "id",
+    "type",
+    "function",
+    "tool_calls",
+    "thought",
+)
+_FIRST_KEY: Final = lit(*(q + key + q for q in "\"'" for key in _KEYS))
 _OPENINGS: Final[dict[str, tuple[Step, ...]]] = {
     "{": (lit("{"), WS, _FIRST_KEY, WS, lit(":")),
     "[": (lit("["), WS, lit("{"), WS, _FIRST_KEY, WS, lit(":")),
 }
-(_LINE, _PROSE, _OPENING, _VALUE, _FENCE_OPEN, _JSON_FENCE, _OTHER_FENCE, _TAG, _AFTER) = range(9)
+(
+    _LINE,
+    _PROSE,
+    _OPENING,
+    _VALUE,
+    _FENCE_OPEN,
+    _JSON_FENCE,
+    _OTHER_FENCE,
+    _TAG,
+    _TAG_CLOSE,
+    _AFTER,
+) = range(10)
 
 
 def parse(text: str, schemas: Schemas | None = None) -> ParseResult:
@@ -111,10 +135,8 @@ class Qwen25CoderStream(FormatStream):
         self._cand = 0  # where the current value, fence or tag starts
         self._body = 0  # where the current fence's body or tag's body starts
         self._line_at = 0  # the first non-blank character of the current line
-        self._at_line = False  # the current block opened its line
         self._matcher: PrefixMatcher | None = None
         self._value: ValueWalker | None = None
-        self._end = -1  # where the current value closed, -1 while it is open
         self._json: JsonWalker | None = None
 
     def _shift(self, offset: int) -> None:
@@ -123,8 +145,6 @@ class Qwen25CoderStream(FormatStream):
         self._cand -= offset
         self._body -= offset
         self._line_at -= offset
-        if self._end >= 0:
-            self._end -= offset
         if self._matcher is not None:
             self._matcher.pos -= offset
         if self._value is not None:
@@ -193,8 +213,8 @@ class Qwen25CoderStream(FormatStream):
                 # The body reads as an answer would; what it holds besides calls stays.
                 inner = Qwen25CoderStream.parse_text(buf[self._body : body_end], self._schemas)
                 rest = inner.text if inner.text.strip() else ""
-                self._at_line = self._cand == self._line_at
-                self._block(buf, end, inner.calls or None, rest)
+                at_line = self._cand == self._line_at
+                self._block(buf, end, inner.calls or None, at_line, rest)
             elif state == _OTHER_FENCE:  # code: text up to its closing fence
                 j = buf.find(FENCE, self._scan)
                 if j < 0:
@@ -213,38 +233,38 @@ class Qwen25CoderStream(FormatStream):
                 self._deliver(found.calls)
                 self._text(found.text)
                 self._mark = self._scan = end
-                self._state = _PROSE
+                # A call goes out as its JSON closes (a stream's end is never told); its
+                # end tag is read next.
+                closed = self._json is not None and self._json.end == end
+                self._json = None
+                self._state = _TAG_CLOSE if closed and found.calls else _PROSE
+            elif state == _TAG_CLOSE:
+                if not self._end_tag(buf, final):
+                    return self._mark
             elif not self._line_break(buf, final):  # _AFTER
                 return self._mark
 
     def _read_value(self, buf: str, final: bool) -> bool:
-        """Follow a value opening a line to its end, then to the end of its line; False
-        while either is still open."""
+        """Follow a value opening a line to its end; False while it is open."""
+        assert self._value is not None
         n = len(buf)
-        if self._end < 0:
-            assert self._value is not None
-            self._end = self._value.advance(buf, n, final)
-            if self._end < 0:
-                if not final:
-                    return False
-                self._value = None
-                self._text(buf[self._mark :])  # the text ended inside it: no call
-                self._mark = self._scan = n
-                self._state = _PROSE
-                return True
+        end = self._value.advance(buf, n, final)
+        if end < 0:
+            if not final:
+                return False
             self._value = None
-        end = self._end
-        after = skip(_INDENT, buf, end)
-        if after == n and not final:
-            return False
-        self._end = -1
+            self._text(buf[self._mark :])  # the text ended inside it: no call
+            self._mark = self._scan = n
+            self._state = _PROSE
+            return True
+        self._value = None
+        # Decided as it closes, whatever follows on its line: vLLM tells a tool parser
+        # nothing when a stream ends, so a call the answer ends with must go out now.
+        found = read_lines(buf[self._cand : end], self._offered)
         calls = None
-        if after == n or buf[after] in "\r\n":  # the value fills its line
-            found = read_lines(buf[self._cand : end], self._offered)
-            if found is not None and not found.text.strip():
-                calls = [_in_format(call) for call in found.calls]
-        self._at_line = True
-        self._block(buf, end, calls)
+        if found is not None and not found.text.strip():
+            calls = [_in_format(call) for call in found.calls]
+        self._block(buf, end, calls, at_line=True)
         return True
 
     def _open_fence(self, buf: str, final: bool) -> bool:
@@ -267,7 +287,9 @@ class Qwen25CoderStream(FormatStream):
         return True
 
     def _tag_end(self, buf: str, final: bool) -> int:
-        """Where the Hermes call at `self._cand` ends, as `hermes` ends it; -1 while open."""
+        """Where the Hermes call at `self._cand` ends; -1 while open. A body that opens with
+        `{` ends where its JSON closes (its end tag is read after it); any other body, or
+        JSON that never closes, at the first `</tool_call>`, as `hermes` ends it."""
         n = len(buf)
         first = skip(_BLANK, buf, self._body)
         if first == n:
@@ -275,31 +297,41 @@ class Qwen25CoderStream(FormatStream):
         if buf[first] == "{":
             if self._json is None:
                 self._json = JsonWalker(first)
-                self._scan = first
-            walker = self._json
-            if walker.end < 0:
-                walker.advance(buf, n)
-            if walker.end < 0:
-                if not final:
-                    return -1
-                # The JSON never closed: its first end tag, if any, ends the call.
-                self._json = None
-                j = buf.find(hermes.END, self._body)
-                return j + len(hermes.END) if j >= 0 else n
-            self._scan = max(self._scan, walker.end)
+            if self._json.advance(buf, n) == DONE:
+                return self._json.end
+            if not final:
+                return -1
         j = buf.find(hermes.END, self._scan)
         if j >= 0:
-            self._json = None
             return j + len(hermes.END)
         if final:
-            self._json = None
             return n
         self._scan = max(self._scan, n - len(hermes.END) + 1)
         return -1
 
-    def _block(self, buf: str, end: int, calls: list[ParsedCall] | None, rest: str = "") -> None:
+    def _end_tag(self, buf: str, final: bool) -> bool:
+        """After a Hermes call whose JSON closed: blanks and `</tool_call>` are markup (at the
+        end of the text, none is needed); anything else is text. False while undecided."""
+        n = len(buf)
+        i = skip(_BLANK, buf, self._mark)
+        if buf.startswith(hermes.END, i):
+            end = i + len(hermes.END)
+        elif n - i < len(hermes.END) and buf.startswith(hermes.END[: n - i], i):
+            if not final:
+                return False
+            end = n  # the text ended before the end tag did
+        else:
+            self._state = _PROSE
+            return True
+        self._mark = self._scan = end
+        self._state = _PROSE
+        return True
+
+    def _block(
+        self, buf: str, end: int, calls: list[ParsedCall] | None, at_line: bool, rest: str = ""
+    ) -> None:
         """A value or fence ends at `end`: its calls and the `rest` of its text, or all its
-        text when it holds no call."""
+        text when it holds no call. After calls that opened their line, its end is markup."""
         if calls is None:
             self._text(buf[self._mark : end])
             self._mark = self._scan = end
@@ -308,7 +340,7 @@ class Qwen25CoderStream(FormatStream):
         self._deliver(calls)
         self._text(rest)
         self._mark = self._scan = end
-        self._state = _AFTER if self._at_line else _PROSE
+        self._state = _AFTER if at_line else _PROSE
 
     def _deliver(self, calls: list[ParsedCall]) -> None:
         for call in calls:

@@ -171,7 +171,9 @@ def qwen25_coder_documents(draw: st.DrawFn) -> Document:
     # what it holds (test_parsing_qwen25_coder.py reads the offered forms).
     calls, text, around = draw(hermes_documents())
     assume("```" not in text)
-    return calls, text, around
+    # A call whose JSON opens its body ends where the JSON closes; its end tag follows it.
+    ends = [raw[: raw.rindex("</tool_call>")].rstrip(" \t\r\n") for _, _, raw in calls]
+    return [(n, a, end) for (n, a, _), end in zip(calls, ends, strict=True)], text, around
 
 
 @st.composite

@@ -141,6 +141,24 @@ def test_hermes_tags_are_still_read_for_any_name() -> None:
     assert result.text == "Checking.  ok"
 
 
+def test_a_call_is_decided_as_it_closes_and_text_after_it_stays() -> None:
+    result = read(f"{WEATHER} is the call.\nBye")
+
+    assert result.calls == [WEATHER_CALL]
+    assert result.text == " is the call.\nBye"
+
+
+def test_a_tagged_call_ends_where_its_json_closes() -> None:
+    text = f"<tool_call>\n{WEATHER}\n</tool_call>\nok"
+
+    result = read(text)
+
+    tagged = ParsedCall(WEATHER_CALL.name, WEATHER_CALL.arguments, f"<tool_call>\n{WEATHER}")
+    assert result == ParseResult([tagged], "\nok", FORMAT)
+    assert read(f"<tool_call>\n{WEATHER}\n</tool_") == ParseResult([tagged], "", FORMAT)
+    assert read(f"<tool_call>\n{WEATHER} and more") == ParseResult([tagged], " and more", FORMAT)
+
+
 def test_a_dotted_name_for_an_offered_tool_is_read_as_written() -> None:
     result = read('{"name": "get.weather", "arguments": {}}')
 
@@ -166,7 +184,6 @@ def test_a_dotted_name_for_an_offered_tool_is_read_as_written() -> None:
         '{"name": "get_weather", "arguments": {"city": "Ha',
         '```json\n{"name": "get_weather", "arguments": {"city": "Ha',
         f"Call {WEATHER} now.",
-        f"{WEATHER} is the call.",
         f"> {WEATHER}",
         "[1] A footnote.\n{ braces } and [brackets]",
         "Use ``` to open a fence, ```inline``` too.",
@@ -224,10 +241,18 @@ def test_plain_text_is_held_only_where_a_call_may_open() -> None:
     assert parser.feed(", `x` <b>") == [TextDelta(", `x` <b>")]
     assert parser.feed("\n  {") == [TextDelta("\n"), TextDelta("  ")]
     assert parser.feed('"name"') == []
-    assert parser.feed(": 1}") == []  # a value opening its line: does the line end here?
-    assert parser.feed(" no") == [TextDelta('{"name": 1}'), TextDelta(" no")]
+    assert parser.feed(": 1") == []  # may still be a call, until it closes
+    assert parser.feed("} no") == [TextDelta('{"name": 1}'), TextDelta(" no")]
     assert parser.feed("\n{") == [TextDelta("\n")]
     assert parser.feed("x") == [TextDelta("{x")]
+
+
+def test_a_call_the_answer_ends_with_is_sent_before_the_end_is_known() -> None:
+    # vLLM never tells a tool parser that the stream ended: nothing may wait for it.
+    for text in (WEATHER, f"```json\n{WEATHER}\n```", f"<tool_call>\n{WEATHER}"):
+        parser = StreamParser(FORMAT, schemas=SCHEMAS)
+        events = [e for piece in text for e in parser.feed(piece)]
+        assert [e.call for e in events if isinstance(e, CallFinished)] == read(text).calls, text
 
 
 def test_a_long_answer_streams_like_it_parses() -> None:
@@ -311,7 +336,7 @@ def documents(draw: st.DrawFn) -> tuple[list[ParsedCall], str, str]:
             "list": f"[{source}]",
             "tag": f"<tool_call>\n{source}\n</tool_call>",
         }[form]
-        raw = block if form == "tag" else source
+        raw = f"<tool_call>\n{source}" if form == "tag" else source  # the call ends with its JSON
         calls.append(ParsedCall(name, compact(arguments), raw))
         after = draw(PROSE)
         parts += ["\n", block, "\n", after]

@@ -105,6 +105,10 @@ CALLS: dict[str, tuple[str, Expected]] = {
         f"Checking.\n<tool_call>\n{WEATHER}\n</tool_call>",
         ("Checking.\n", [("get_weather", WEATHER_ARGS)]),
     ),
+    "text-after-on-its-line": (
+        f"{WEATHER} is the call I would make.",
+        (" is the call I would make.", [("get_weather", WEATHER_ARGS)]),
+    ),
     "offered-and-invented": (
         f'{WEATHER}\n{{"name": "say_hello", "arguments": {{}}}}',
         ('{"name": "say_hello", "arguments": {}}', [("get_weather", WEATHER_ARGS)]),
@@ -126,7 +130,6 @@ TEXTS = {
     "truncated-object": '{"name": "get_weather", "arguments": {"city": "Ha',
     "truncated-fence": '```json\n{"name": "get_weather", "arguments": {"city": "Ha',
     "call-inside-a-sentence": f"You could send {WEATHER} to the API.",
-    "value-with-text-on-its-line": f"{WEATHER} is the call I would make.",
     "prose": "Why did the chicken cross the road?\nTo get to the other side!",
     "markdown": "[1] See the docs.\n[docs](https://example.com)\n- `code` and ``more``\n",
     "backticks-in-prose": "Wrap code in ``` fences, like ```this```.",
@@ -186,6 +189,22 @@ def test_every_split_in_three_gives_the_whole_answer(text: str) -> None:
     for a in range(len(text) + 1):
         for b in range(a, len(text) + 1):
             assert streamed(text, [a, b]) == expected, (a, b)
+
+
+# Answers the text ends inside: what is held back at the end is sent only on close().
+COMPLETE = {name: text for name, text in ANSWERS.items() if not name.startswith("truncated")}
+
+
+@pytest.mark.parametrize("text", COMPLETE.values(), ids=COMPLETE)
+def test_the_stream_needs_no_end_to_send_everything(text: str) -> None:
+    # vLLM never tells a tool parser that the stream ended (no close()): every call and all
+    # the text must have gone out with the deltas themselves.
+    deltas = FormatDeltas(FORMAT, ids(), schemas=SCHEMAS)
+    pieces = [p for p in (deltas.feed(c) for c in text) if p is not None]
+
+    content, calls = assemble(pieces)
+    assert (content if content.strip() else None) == whole(text)[0]
+    assert [(n, json.loads(a)) for _, n, a in calls] == whole(text)[1]
 
 
 def test_plain_text_streams_at_once() -> None:
