@@ -46,7 +46,7 @@ FORMATS: Final = tuple(STREAMS)
 # The SDK's vLLM plugin registers one parser per format under this prefix (`toolcall_hermes`).
 _PLUGIN_PREFIX: Final = "toolcall_"
 
-# vLLM parser names whose output one of our formats reads.
+# vLLM parser names whose output one of our formats reads, and the names of the SDK plugin's.
 _PARSER_FORMATS: Final = {
     "hermes": hermes.FORMAT,
     "llama3_json": llama3_json.FORMAT,
