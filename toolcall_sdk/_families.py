@@ -9,7 +9,9 @@ calls, extra flags, and the quirks worth knowing.
 Parser, reasoning-parser and template names are vLLM's own: they were checked against
 `vllm/tool_parsers/__init__.py`, `vllm/reasoning/__init__.py` and `examples/` in
 vllm-project/vllm (see docs/launch.md), and a unit test checks them against the vLLM
-installed on the machine when there is one.
+installed on the machine when there is one. The one exception is a family whose format no
+vLLM parser reads: its parser is the SDK plugin's (`toolcall_<format>`, see
+`toolcall_sdk.vllm_plugin`), which the launcher loads with `--tool-parser-plugin`.
 
 Entries are tried in order, so the more specific patterns come first (`Llama-xLAM` before
 xLAM, `Hermes-3-Llama-3.1` before Llama 3.1, `Qwen3-Coder` before Qwen3).
@@ -71,6 +73,8 @@ _MISTRAL_FORMAT = (
     "--load-format",
     "mistral",
 )
+# The names the SDK's vLLM plugin registers its parsers under (`toolcall_qwen25_coder`).
+_PLUGIN_PARSER_PREFIX = "toolcall_"
 # Models whose tokenizer or config code lives in the model repository.
 _TRUST_REMOTE_CODE = ("--trust-remote-code",)
 
@@ -84,7 +88,8 @@ class ModelFamily:
         title: Human-readable family name.
         patterns: Case-insensitive regular expressions searched in the model's repository
             name (the part after the last `/`).
-        tool_call_parser: vLLM's `--tool-call-parser` name.
+        tool_call_parser: vLLM's `--tool-call-parser` name, or the SDK plugin's
+            (`toolcall_<format>`) where no vLLM parser reads the family's format.
         chat_template: File name of a chat template vLLM ships in `examples/`, or `None`
             when the model's own template renders tools correctly.
         reasoning_parser: vLLM's `--reasoning-parser` name, for models that think before
@@ -202,13 +207,27 @@ FAMILIES: tuple[ModelFamily, ...] = (
         architectures=("Qwen3ForCausalLM",),
     ),
     ModelFamily(
+        name="qwen2.5-coder",
+        title="Qwen2.5-Coder",
+        patterns=(r"qwen2\.5-coder",),
+        tool_call_parser=_PLUGIN_PARSER_PREFIX + "qwen25_coder",
+        notes='Under `tool_choice="auto"` the model writes no `<tool_call>` tags, but the call '
+        "object itself, in a json code fence or bare on its own line; no vLLM parser reads that "
+        "(vLLM issue #32926). The SDK's plugin parser does, for offered tools only (the "
+        "launcher loads it with --tool-parser-plugin); invented tools stay text.",
+        examples=(
+            "Qwen/Qwen2.5-Coder-7B-Instruct",
+            "Qwen/Qwen2.5-Coder-1.5B-Instruct",
+            "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        ),
+    ),
+    ModelFamily(
         name="qwen2.5",
         title="Qwen2.5",
         patterns=(r"qwen2\.5",),
         tool_call_parser="hermes",
         notes="The model's own template renders tools in Hermes style "
-        "(`<tool_call>{...}</tool_call>`). Qwen2.5-Coder follows that format less reliably: "
-        'prefer `tool_choice="required"`.',
+        "(`<tool_call>{...}</tool_call>`).",
         examples=(
             "Qwen/Qwen2.5-7B-Instruct",
             "Qwen/Qwen2.5-3B-Instruct",

@@ -270,7 +270,8 @@ def plan_launch(
             it, a Hermes-format local model whose tokenizer has no `<tool_call>` token gets
             the SDK's buffered parser (`toolcall_hermes`, see `toolcall_sdk.vllm_plugin`).
         tool_parser_plugin: A parser plugin file for `--tool-parser-plugin`. The SDK's own
-            is added by itself when the parser is `toolcall_hermes`.
+            is added by itself when the parser is one of its (`toolcall_<format>`:
+            `toolcall_hermes`, or `toolcall_qwen25_coder`, Qwen2.5-Coder's family parser).
         chat_template: A template path, a vLLM example template file name, `"none"` for no
             template flag, or any other value vLLM accepts (passed through).
         reasoning_parser: A reasoning parser instead of the family's; `"none"` for none.

@@ -4,7 +4,9 @@ Older vLLM releases' `hermes` parser looks `<tool_call>` up as one token. A fine
 tokenizer has no such token writes it as several ordinary ones; the SDK ships a buffered
 Hermes parser for that case (`toolcall_sdk.vllm_plugin`). The launcher picks it when a local
 model's tokenizer shows the tag is not a token, and adds `--tool-parser-plugin` whenever the
-parser is the plugin's. Reading `tokenizer.json` needs no tokenizer library.
+parser is one of the plugin's (`toolcall_hermes`, or `toolcall_qwen25_coder`, the parser of
+a family whose format no vLLM parser reads). Reading `tokenizer.json` needs no tokenizer
+library.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolcall_sdk.launcher._flags import flag_name
-from toolcall_sdk.vllm_plugin import PARSER_NAME, PLUGIN_FLAG, plugin_path
+from toolcall_sdk.vllm_plugin import PARSER_NAME, PARSER_NAMES, PLUGIN_FLAG, plugin_path
 
 __all__ = [
     "PARSER_NAME",
@@ -29,6 +31,7 @@ __all__ = [
 
 # The parsers whose format the plugin reads, and the tag that must be a single token.
 _HERMES_PARSERS: Final = frozenset({"hermes"})
+_PLUGIN_PARSERS: Final = frozenset(PARSER_NAMES.values())
 _START_TAG: Final = "<tool_call>"
 _TOKENIZER_FILE: Final = "tokenizer.json"
 # Where vLLM looks for the tokenizer of a local model unless `--tokenizer` says otherwise;
@@ -83,14 +86,15 @@ def plugin_flags(
         argv: The rest of the command (a plugin flag already there is kept, not repeated).
 
     Returns:
-        `["--tool-parser-plugin", PATH]` with the user's file, or with the SDK's for its own
-        parser name; nothing when the command already loads a plugin or needs none.
+        `["--tool-parser-plugin", PATH]` with the user's file, or with the SDK's for one of
+        its parser names (`toolcall_<format>`); nothing when the command already loads a
+        plugin or needs none.
     """
     if loads_plugin(argv):
         return []
     if plugin is not None:
         return [PLUGIN_FLAG, os.fspath(plugin)]
-    if parser == PARSER_NAME:
+    if parser in _PLUGIN_PARSERS:
         return [PLUGIN_FLAG, str(plugin_path())]
     return []
 

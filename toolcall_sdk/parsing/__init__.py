@@ -16,7 +16,8 @@ pure functions (no I/O, nothing evaluated) read it back:
 
 Formats (one module each, each with `parse(text) -> ParseResult`): `hermes`,
 `llama3_json`, `mistral`, `pythonic`, `qwen3_xml`, `deepseek_v3`, `deepseek_v32`, `gemma4`,
-`glm45`, `harmony`, `kimi_k2`, `kimi_k3`, `xlam`. With the offered tool names
+`glm45`, `harmony`, `kimi_k2`, `kimi_k3`, `xlam`, and `qwen25_coder` (Qwen2.5-Coder's call
+objects without tags, for the tools named in `schemas`). With the offered tool names
 (`parse_any(..., tools=...)`), what small models write outside any format is read too (calls in
 Markdown fences, bare Python calls, GLM-4's name line, Python dicts), each call marked with how
 (`ParsedCall.repairs`). Reasoning blocks are split off with `split_reasoning` /

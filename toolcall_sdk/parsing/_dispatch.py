@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Final
 
-from toolcall_sdk.parsing import llama3_json, xlam
+from toolcall_sdk.parsing import llama3_json, qwen25_coder, xlam
 from toolcall_sdk.parsing._auto import AutoStream
 from toolcall_sdk.parsing._offered import fences, read_lines, read_tagged_literals
 from toolcall_sdk.parsing._registry import FORMATS, STREAMS, format_for
@@ -18,8 +18,12 @@ __all__ = ["AUTO", "detect_format", "parse", "parse_any", "require_format"]
 AUTO: Final = "auto"
 # The order `parse_any` tries the formats in after detection. xLAM first: Llama 3 JSON
 # would read an xLAM array's objects as calls standing in prose, and leave the array's
-# brackets behind as text.
-_FALLBACKS: Final = (xlam.FORMAT, *(fmt for fmt in FORMATS if fmt != xlam.FORMAT))
+# brackets behind as text. Qwen2.5-Coder's format is tried for its models only: its values
+# are the offered-name forms `parse_any(tools=...)` reads, marked as repairs, for any model.
+_FALLBACKS: Final = (
+    xlam.FORMAT,
+    *(fmt for fmt in FORMATS if fmt not in (xlam.FORMAT, qwen25_coder.FORMAT)),
+)
 
 
 def require_format(name: str) -> str:

@@ -19,6 +19,7 @@ from toolcall_sdk.parsing import (
     mistral,
     pythonic,
     qwen3_xml,
+    qwen25_coder,
     xlam,
 )
 from toolcall_sdk.parsing._base import FormatStream
@@ -39,10 +40,13 @@ STREAMS: Final[dict[str, type[FormatStream]]] = {
     kimi_k2.FORMAT: kimi_k2.KimiK2Stream,
     kimi_k3.FORMAT: kimi_k3.KimiK3Stream,
     xlam.FORMAT: xlam.XlamStream,
+    qwen25_coder.FORMAT: qwen25_coder.Qwen25CoderStream,
 }
 FORMATS: Final = tuple(STREAMS)
+# The SDK's vLLM plugin registers one parser per format under this prefix (`toolcall_hermes`).
+_PLUGIN_PREFIX: Final = "toolcall_"
 
-# vLLM parser names whose output one of our formats reads.
+# vLLM parser names whose output one of our formats reads, and the names of the SDK plugin's.
 _PARSER_FORMATS: Final = {
     "hermes": hermes.FORMAT,
     "llama3_json": llama3_json.FORMAT,
@@ -65,6 +69,9 @@ _PARSER_FORMATS: Final = {
     "kimi_k2": kimi_k2.FORMAT,
     "kimi_k3": kimi_k3.FORMAT,
     "xlam": xlam.FORMAT,
+    # No vLLM parser reads it (vLLM issue #32926): the SDK's plugin does.
+    "qwen25_coder": qwen25_coder.FORMAT,
+    **{_PLUGIN_PREFIX + fmt: fmt for fmt in FORMATS},
 }
 
 # Model ids → the format their models write, tried in order (the first pattern found in the
@@ -76,9 +83,10 @@ _MODEL_FORMATS: Final[tuple[tuple[re.Pattern[str], str | None], ...]] = tuple(
         (r"xlam", xlam.FORMAT),
         (r"toolace", pythonic.FORMAT),
         (r"hermes-[23]", hermes.FORMAT),
-        # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5, QwQ and the other
-        # Qwen3 models write Hermes JSON.
+        # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5-Coder bare JSON
+        # call objects; Qwen2.5, QwQ and the other Qwen3 models write Hermes JSON.
         (r"qwen3-coder|qwen3\.[5-9]|qwen3\.\d\d|qwen[4-9]", qwen3_xml.FORMAT),
+        (r"qwen2\.5-coder", qwen25_coder.FORMAT),
         (r"qwen|qwq", hermes.FORMAT),
         (r"deepseek-v3\.[2-9]|deepseek-v[4-9]", deepseek_v32.FORMAT),
         (r"deepseek-(v3|r1)(?!-distill)", deepseek_v3.FORMAT),
@@ -99,8 +107,9 @@ def format_for(name: str) -> str | None:
 
     Args:
         name: One of `FORMATS`, a vLLM `--tool-call-parser` name (`qwen3_coder`,
-            `llama4_pythonic`, ...), a launcher family name (`qwen2.5`, `llama-3.2-json`),
-            or a model id (`Qwen/Qwen2.5-7B-Instruct`).
+            `llama4_pythonic`, ...) or the SDK plugin's (`toolcall_qwen25_coder`), a launcher
+            family name (`qwen2.5`, `llama-3.2-json`), or a model id
+            (`Qwen/Qwen2.5-7B-Instruct`).
 
     Returns:
         The format, or None when the name says nothing we can read (then detect it).

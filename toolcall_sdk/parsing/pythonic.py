@@ -30,6 +30,7 @@ __all__ = [
     "FORMAT",
     "START_TAG",
     "PythonicStream",
+    "ValueWalker",
     "calls_from_list",
     "parse",
     "python_value_end",
@@ -68,7 +69,7 @@ def calls_from_list(source: str) -> list[ParsedCall] | None:
         None when any element is not `name(keyword=literal, ...)`, or it nests deeper than
         `MAX_DEPTH`.
     """
-    walker = _ListWalker(0)
+    walker = ValueWalker(0)
     if walker.advance(source, len(source), True) < 0 or walker.deepest > MAX_DEPTH:
         return None
     try:
@@ -113,7 +114,7 @@ def python_value_end(text: str, start: int) -> int:
         The index, or -1 when the text ends first or the brackets nest deeper than
         `MAX_DEPTH`.
     """
-    walker = _ListWalker(start)
+    walker = ValueWalker(start)
     end = walker.advance(text, len(text), True)
     return end if walker.deepest <= MAX_DEPTH else -1
 
@@ -151,10 +152,15 @@ def _dotted_name(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-class _ListWalker:
-    """Finds the `]` that closes a Python list as its text arrives, strings and comments
-    skipped. A quote at the end of the text waits for the next characters to tell `'` from
-    `'''`."""
+class ValueWalker:
+    """Finds the bracket that closes the one at `start` (a Python list, dict or call, or a
+    JSON value) as its text arrives, strings and comments skipped. A quote at the end of
+    the text waits for the next characters to tell `'` from `'''`.
+
+    Attributes:
+        pos: The next index to read; move it back when the text before it is dropped.
+        deepest: The deepest nesting read so far.
+    """
 
     __slots__ = ("deepest", "depth", "pos", "quote")
 
@@ -165,7 +171,7 @@ class _ListWalker:
         self.quote = ""  # the delimiter closing the current string, "#" in a comment
 
     def advance(self, text: str, limit: int, final: bool) -> int:  # noqa: C901 (a lexer step)
-        """Read on; return the index just past the closing `]`, or -1 while it is open."""
+        """Read on; return the index just past the closing bracket, or -1 while it is open."""
         pos = self.pos
         try:
             while pos < limit:
@@ -239,10 +245,10 @@ class PythonicStream(TaglessStream):
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)
-        self._walker = _ListWalker(0)
+        self._walker = ValueWalker(0)
 
     def _begin_region(self, buf: str) -> None:
-        self._walker = _ListWalker(self._cand)
+        self._walker = ValueWalker(self._cand)
 
     def _region_end(self, buf: str, final: bool) -> int:
         return self._walker.advance(buf, len(buf), final)

@@ -12,6 +12,7 @@ call is lost. It registers one parser per format, `toolcall_<format>` (`toolcall
     plugin_path()               # the file to give vLLM's --tool-parser-plugin
     plugin_args()               # [..., "--tool-call-parser", "toolcall_hermes"]
     plugin_args("qwen3_xml")    # [..., "--tool-call-parser", "toolcall_qwen3_xml"]
+    plugin_args("Qwen/Qwen2.5-Coder-0.5B-Instruct")  # [..., "toolcall_qwen25_coder"]
 
 `toolcall-sdk launch` adds these flags itself where they are needed (see docs/launch.md).
 Nothing here imports vLLM: only the plugin file does, inside the server process, so the

@@ -17,6 +17,8 @@ from toolcall_sdk.launcher import (
     known_tool_parsers,
     resolve_family,
 )
+from toolcall_sdk.parsing import format_for
+from toolcall_sdk.vllm_plugin import PARSER_NAMES
 
 # Names registered in vllm-project/vllm at commit 0064cc9cb1ae57b1308015d48a57462fa27a68f2
 # (`vllm/tool_parsers/__init__.py`, `vllm/reasoning/__init__.py`, `examples/`): the
@@ -189,6 +191,7 @@ EXPECTED = {
     "zai-org/GLM-4.5-Air": ("glm45", None, "glm45"),
     "Qwen/Qwen3-8B": ("hermes", None, "qwen3"),
     "Qwen/Qwen3-Coder-30B-A3B-Instruct": ("qwen3_coder", None, None),
+    "Qwen/Qwen2.5-Coder-0.5B-Instruct": ("toolcall_qwen25_coder", None, None),
     "moonshotai/Kimi-K2-Instruct": ("kimi_k2", None, None),
     "moonshotai/Kimi-K2-Thinking": ("kimi_k2", None, "kimi_k2"),
 }
@@ -208,6 +211,38 @@ def test_matching_is_case_insensitive() -> None:
     assert resolve_family("META-LLAMA/LLAMA-3.1-8B-INSTRUCT").name == "llama-3.1"
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        "Qwen2.5-Coder-1.5B-Instruct",
+        "qwen2.5-coder-7b-instruct",
+        "QWEN/QWEN2.5-CODER-32B-INSTRUCT",
+        "Qwen/Qwen2.5-Coder-14B-Instruct-AWQ",
+    ],
+)
+def test_qwen25_coder_ids_take_the_plugin_parser(model: str) -> None:
+    family = resolve_family(model)
+
+    assert family.name == "qwen2.5-coder"
+    assert family.tool_call_parser == PARSER_NAMES["qwen25_coder"] == "toolcall_qwen25_coder"
+    assert format_for(model) == "qwen25_coder"
+
+
+@pytest.mark.parametrize(
+    ("model", "family", "fmt"),
+    [
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5", "hermes"),
+        ("Qwen/Qwen2.5-0.5B-Instruct", "qwen2.5", "hermes"),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", "qwen3_xml"),
+        ("Qwen/Qwen2.5-Math-7B-Instruct", "qwen2.5", "hermes"),
+    ],
+)
+def test_other_qwen_models_keep_their_parser(model: str, family: str, fmt: str) -> None:
+    assert resolve_family(model).name == family
+    assert format_for(model) == fmt
+
+
 def test_every_family_example_resolves_to_its_own_family() -> None:
     for family in FAMILIES:
         for example in family.examples:
@@ -218,7 +253,9 @@ def test_every_family_example_resolves_to_its_own_family() -> None:
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
 def test_names_are_vllm_registered_names(family: ModelFamily) -> None:
-    assert family.tool_call_parser in VLLM_TOOL_PARSERS
+    # A format no vLLM parser reads is read by the SDK's plugin, which launch loads.
+    plugin = set(PARSER_NAMES.values())
+    assert family.tool_call_parser in VLLM_TOOL_PARSERS | plugin
     reasoning = family.reasoning_parser
     assert reasoning is None or reasoning in VLLM_REASONING_PARSERS
     template = family.chat_template

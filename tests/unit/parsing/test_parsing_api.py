@@ -71,6 +71,7 @@ def test_exports_are_pinned() -> None:
         "kimi_k2",
         "kimi_k3",
         "xlam",
+        "qwen25_coder",
     )
 
 

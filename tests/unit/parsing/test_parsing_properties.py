@@ -17,7 +17,7 @@ import keyword
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolcall_sdk.parsing import (
@@ -163,6 +163,17 @@ def hermes_documents(draw: st.DrawFn) -> Document:
         calls.append((name, compact(arguments), raw))
     text = texts[0] + "".join(raw + t for (_, _, raw), t in zip(calls, texts[1:], strict=True))
     return calls, text, "".join(texts)
+
+
+@st.composite
+def qwen25_coder_documents(draw: st.DrawFn) -> Document:
+    # No tools are offered here, so only its Hermes calls count; a fence is code, and hides
+    # what it holds (test_parsing_qwen25_coder.py reads the offered forms).
+    calls, text, around = draw(hermes_documents())
+    assume("```" not in text)
+    # A call whose JSON opens its body ends where the JSON closes; its end tag follows it.
+    ends = [raw[: raw.rindex("</tool_call>")].rstrip(" \t\r\n") for _, _, raw in calls]
+    return [(n, a, end) for (n, a, _), end in zip(calls, ends, strict=True)], text, around
 
 
 @st.composite
@@ -544,6 +555,7 @@ DOCUMENTS = {
     "harmony": harmony_documents(),
     "kimi_k2": kimi_k2_documents(),
     "kimi_k3": kimi_k3_documents(),
+    "qwen25_coder": qwen25_coder_documents(),
 }
 
 SOUP = [

@@ -277,6 +277,8 @@ SAMPLES = {
     "mistral": 'Checking. [TOOL_CALLS]f[ARGS]{"a": 1}',
     "pythonic": "[f(a=1)]",
     "xlam": '[{"name": "f", "arguments": {"a": 1}}]',
+    # Its bare and fenced call objects need the offered tools: test_vllm_plugin_qwen25_coder.py.
+    "qwen25_coder": 'Checking. <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
     "qwen3_xml": "Checking. <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"
     "</function>\n</tool_call>",
     "deepseek_v3": "Checking. <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>"
@@ -304,6 +306,7 @@ def test_a_parser_name_for_every_format() -> None:
     assert {fmt: f"toolcall_{fmt}" for fmt in FORMATS} == PARSER_NAMES
     assert parser_name("Qwen/Qwen3.5-9B") == "toolcall_qwen3_xml"
     assert parser_name("glm47") == "toolcall_glm45"
+    assert parser_name("Qwen/Qwen2.5-Coder-0.5B-Instruct") == "toolcall_qwen25_coder"
     assert plugin_args("openai/gpt-oss-20b")[-2:] == ["--tool-call-parser", "toolcall_harmony"]
     with pytest.raises(ValueError, match="the plugin reads hermes"):
         parser_name("no-such-model")

@@ -158,3 +158,41 @@ def test_dry_run_passes_a_plugin_option_through() -> None:
 
     assert result.exit_code == 0, result.output
     assert "--tool-call-parser mine --tool-parser-plugin /opt/mine.py" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["Qwen/Qwen2.5-Coder-0.5B-Instruct", "Qwen/Qwen2.5-Coder-1.5B-Instruct", "qwen2.5-coder-7b"],
+)
+def test_qwen25_coder_gets_the_plugins_parser_for_its_format(model: str) -> None:
+    plan = plan_launch(model)
+
+    assert plan.family is not None
+    assert plan.family.name == "qwen2.5-coder"
+    assert "--enable-auto-tool-choice" in plan.argv
+    assert _value(plan.argv, "--tool-call-parser") == "toolcall_qwen25_coder"
+    assert _value(plan.argv, "--tool-parser-plugin") == str(plugin_path())
+    assert plan.argv.count("--tool-parser-plugin") == 1
+    assert not any("does not register" in w for w in plan.warnings)
+
+
+def test_qwen25_coder_dry_run_loads_the_plugin() -> None:
+    result = CliRunner().invoke(app, ["launch", "Qwen/Qwen2.5-Coder-0.5B-Instruct", "--dry-run"])
+
+    assert result.exit_code == 0, result.output
+    line = result.stdout.strip().splitlines()[-1]
+    assert "--enable-auto-tool-choice --tool-call-parser toolcall_qwen25_coder " in line
+    assert f"--tool-parser-plugin {plugin_path()}" in line
+
+
+def test_every_plugin_parser_named_by_hand_loads_the_plugin() -> None:
+    plan = plan_launch("Qwen/Qwen2.5-7B-Instruct", tool_call_parser="toolcall_qwen25_coder")
+
+    assert _value(plan.argv, "--tool-parser-plugin") == str(plugin_path())
+
+
+def test_qwen25_coder_takes_vllm_hermes_when_asked() -> None:
+    plan = plan_launch("Qwen/Qwen2.5-Coder-0.5B-Instruct", tool_call_parser="hermes")
+
+    assert _value(plan.argv, "--tool-call-parser") == "hermes"
+    assert "--tool-parser-plugin" not in plan.argv
