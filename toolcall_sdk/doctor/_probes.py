@@ -22,6 +22,7 @@ from toolcall_sdk._transport import error_body_message
 from toolcall_sdk.doctor._embeds_probe import check_prompt_embeds
 from toolcall_sdk.doctor._findings import Report
 from toolcall_sdk.doctor._markup import detect_markup
+from toolcall_sdk.vllm_plugin import plugin_path
 
 __all__ = ["run_doctor"]
 
@@ -262,15 +263,32 @@ def _check_auto(session: _Session, report: Report, parser: str) -> None:
     _check_parser(reply, report, parser)
 
 
+def plugin_flags(parser: str) -> str:
+    """The vLLM flags that load the SDK's plugin and select one of its parsers."""
+    return f"--tool-parser-plugin {plugin_path()} --tool-call-parser {parser}"
+
+
 def _check_parser(reply: _Reply, report: Report, parser: str) -> None:
     message = reply.message
     if message.get("tool_calls"):
         report.add("tool-call parser", "ok", "the model's call came back as tool_calls")
         return
+    offered = [_probe_tool()["function"]["name"]]
     for text in (message.get("content"), message.get("reasoning_content")):
-        found = detect_markup(text if isinstance(text, str) else None)
+        found = detect_markup(text if isinstance(text, str) else None, parser=parser, tools=offered)
         if found is not None:
             name, suggested = found
+            if suggested.startswith("toolcall_"):
+                # Only the SDK's plugin reads this form; `launch` loads it by itself.
+                report.add(
+                    "tool-call parser",
+                    "fail",
+                    f"the call landed in content as {name} call objects, which no vLLM parser "
+                    "reads: the server needs the SDK's parser plugin",
+                    f"restart with `toolcall-sdk launch MODEL`, or add {plugin_flags(suggested)}; "
+                    "until then the SDK's forced calls and its recovery still work",
+                )
+                return
             if suggested == "hermes":
                 # Fine-tunes whose tags are ordinary tokens are better served by the SDK's
                 # buffered parser plugin (docs/parsing.md); `launch` picks it by itself.

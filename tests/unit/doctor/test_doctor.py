@@ -76,6 +76,33 @@ def test_wrong_parser_is_found_and_the_flag_named() -> None:
     assert report.exit_code == 1
 
 
+@pytest.mark.parametrize(
+    "leaked",
+    [
+        '```json\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n```',
+        '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}',
+    ],
+)
+def test_qwen25_coder_behind_a_vllm_parser_is_told_to_load_the_plugin(leaked: str) -> None:
+    # Qwen2.5-Coder writes call objects, fenced or bare; only the SDK's plugin reads them.
+    from toolcall_sdk.vllm_plugin import plugin_path
+
+    model = ScriptedModel(
+        server(auto=lambda request: text(leaked)), model="Qwen/Qwen2.5-Coder-0.5B-Instruct"
+    )
+
+    report = doctor_on(model)
+
+    finding = next(f for f in report.findings if f.check == "tool-call parser")
+    assert finding.status == "fail"
+    assert "qwen25_coder call objects" in finding.detail
+    assert finding.fix.startswith("restart with `toolcall-sdk launch MODEL`, or add ")
+    assert f"--tool-parser-plugin {plugin_path()} --tool-call-parser toolcall_qwen25_coder" in (
+        finding.fix
+    )
+    assert report.exit_code == 1
+
+
 def test_auto_tool_choice_disabled() -> None:
     message = (
         '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
