@@ -269,6 +269,9 @@ class _ClientCore:
         return AnswerEvents(
             attempt=request.attempt,
             content_format=self._content_format if reads_calls else None,
+            # Formats that read calls to offered tools only (Qwen2.5-Coder's call objects)
+            # need the names; the others read bare values by them.
+            schemas=_offered_schemas(request.params) if reads_calls else None,
         )
 
     def _plan(
@@ -342,6 +345,17 @@ class _Opened(NamedTuple):
 # tools) only to send the same bytes. Status errors, timeouts and connection errors are
 # raised as by `create`; the body is read here, piece by piece (`_body`).
 _CHAT_PATH = "/chat/completions"
+
+
+def _offered_schemas(params: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The parameter schemas of a request's tools, by name."""
+    schemas: dict[str, Mapping[str, Any]] = {}
+    for entry in params.get("tools") or ():
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            parameters = function.get("parameters")
+            schemas[function["name"]] = parameters if isinstance(parameters, Mapping) else {}
+    return schemas
 
 
 def _send(client: openai.OpenAI, kwargs: dict[str, Any], seconds: float) -> httpx2.Response:

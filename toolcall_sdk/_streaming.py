@@ -9,6 +9,7 @@ JSON objects the server sent (dicts), the way `_body` decodes them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,14 +108,24 @@ class AnswerEvents:
         attempt: The stage-2 attempt number (0 for a plain answer).
         content_format: The format to read calls in the content with (a format, model id
             or `"auto"`), or None to pass the content through as text.
+        schemas: The offered tools' parameter schemas by name (the request's `tools`):
+            formats that read calls to offered tools only need them.
     """
 
     __slots__ = ("_announced", "_attempt", "_parser", "accumulator")
 
-    def __init__(self, *, attempt: int, content_format: str | None) -> None:
+    def __init__(
+        self,
+        *,
+        attempt: int,
+        content_format: str | None,
+        schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
         self.accumulator = StreamAccumulator()
         self._attempt = attempt
-        self._parser = StreamParser(content_format) if content_format is not None else None
+        self._parser = (
+            StreamParser(content_format, schemas=schemas) if content_format is not None else None
+        )
         self._announced: set[int] = set()
 
     def add(self, chunk: dict[str, Any]) -> list[ToolCallEvent]:

@@ -78,7 +78,7 @@ def test_a_no_tool_question_through_the_proxy_is_answered_in_text(
         max_tokens=100,
     )
     answer = raw.parse()
-    assert raw.headers["x-toolcall-route"] == "answer"
+    assert raw.headers["x-toolcall-route"] == "no_call"
     assert not answer.choices[0].message.tool_calls
     assert "Paris" in (answer.choices[0].message.content or "")
 

@@ -255,6 +255,39 @@ def test_leaked_call_split_anywhere_never_leaks_markup(
     assert result.call.arguments.model_dump() == OSLO
 
 
+QWEN25_CODER_CALL = (
+    f'```json\n{{\n  "name": "get_weather",\n  "arguments": {json.dumps(OSLO, indent=2)}\n}}\n```'
+)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 7])
+@pytest.mark.parametrize(
+    "leaked", [QWEN25_CODER_CALL, json.dumps({"name": "get_weather", "arguments": OSLO})]
+)
+def test_qwen25_coder_call_objects_stream_as_a_call_never_as_text(
+    get_weather: Any, chunk_size: int, leaked: str
+) -> None:
+    # Qwen2.5-Coder writes no tags: the call object is read for the offered tools only, so
+    # the client must hand the request's tools to its stream reader.
+    model = ScriptedModel([text(leaked)], chunk_size=chunk_size)
+    client = ToolCallClient(
+        base_url=model.base_url,
+        model="Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        tools=[get_weather],
+        router="always",
+        tool_choice="auto",
+        http_client=model.http_client(),
+    )
+
+    events = list(client.stream("Weather in Oslo?"))
+
+    assert joined_text(events) == ""
+    assert [e.name for e in events if isinstance(e, ToolCallStarted)] == ["get_weather"]
+    result = final(events)
+    assert result.attempts[0].parser_miss is True
+    assert result.call.arguments.model_dump() == OSLO
+
+
 def test_leaked_call_over_real_sse(get_weather: Any) -> None:
     model = ScriptedModel([text(LEAKED)], chunk_size=2)
     with model.serve() as base_url:
