@@ -58,11 +58,13 @@ if [ "$STOP" = 1 ]; then
     fi
     say "stopping the demo server on port $PORT (pid $pid)"
     kill -TERM "$pid"
+    # `ours`, not `kill -0`: a process that has ended but not been reaped yet still answers
+    # kill -0; its command line is already empty.
     for _ in $(seq 1 60); do
-        kill -0 "$pid" 2>/dev/null || break
+        ours "$pid" || break
         sleep 1
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    if ours "$pid"; then
         echo "demo.sh: pid $pid did not stop within 60 s; kill it with: kill -9 $pid" >&2
         exit 1
     fi
