@@ -39,7 +39,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import Any, NamedTuple, Unpack, assert_never
+from typing import Any, NamedTuple, Unpack, assert_never, cast
 
 import httpx2
 import openai
@@ -47,17 +47,25 @@ import openai
 from toolcall_sdk._balancer import BalancePolicy, Balancer, Pin, ServerState
 from toolcall_sdk._body import Limits
 from toolcall_sdk._errors import (
+    AlreadyResumed,
     ClientClosedError,
     InvalidArgumentError,
     MalformedResponseError,
     ModelRetry,
+    ResumeError,
     RouterError,
     ToolCallError,
     ToolCallFailed,
     ToolDefinitionError,
-    TransportError,
 )
-from toolcall_sdk._events import STREAMED_DECISIONS, Operation, StreamCompleted, ToolCallEvent
+from toolcall_sdk._events import (
+    STREAMED_DECISIONS,
+    STREAMED_RUN_DECISIONS,
+    Operation,
+    RunEvent,
+    StreamCompleted,
+    ToolCallEvent,
+)
 from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
@@ -84,8 +92,9 @@ from toolcall_sdk._pipeline import (
     flow,
 )
 from toolcall_sdk._results import ToolCallResult
+from toolcall_sdk._resume_ledger import InMemoryResumeLedger
 from toolcall_sdk._run_loop import run_flow
-from toolcall_sdk._run_state import check_approvals, decode_state
+from toolcall_sdk._run_state import SavedRun, check_approvals, decode_state
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
@@ -107,6 +116,8 @@ logger = logging.getLogger("toolcall_sdk")
 # What the sender hands the effect loop: live events, and last the answer.
 _Live = ToolCallEvent | Answer
 Steps = Generator[Effect, Any, ToolCallResult]
+# The pipeline's decisions a stream shows: a call's, or a run's (its steps and tools too).
+_Shown = tuple[type[RunEvent], ...]
 
 
 class _ClientCore:
@@ -162,6 +173,8 @@ class _ClientCore:
         self._balancer = Balancer(self._base_urls, o["balance"] or BalancePolicy())
         self._deadline = o["deadline"]
         self._max_bytes = o["max_response_bytes"]
+        self._force = o["force"]
+        self._resume_ledger = o["resume_ledger"] or InMemoryResumeLedger()
         self._embeds = EmbedsSupport(
             model=model,
             hidden_size=o["hidden_size"],
@@ -216,28 +229,71 @@ class _ClientCore:
         return flow(self._config, history, execute=execute, context=context)
 
     def _run_flow(
-        self, messages: MessagesInput, *, context: Any, deps: Any, options: RunOptions
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any,
+        deps: Any,
+        options: RunOptions,
+        shows_steps: bool = False,
     ) -> Steps:
         self._check_open()
-        limits = run_limits("run", options)
+        limits = run_limits("run", options, force=self._force)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return run_flow(self._config, history, limits=limits, deps=deps, context=context)
+        return run_flow(
+            self._run_config(shows_steps), history, limits=limits, deps=deps, context=context
+        )
 
-    def _resume_flow(
-        self, state: str, approvals: Mapping[str, bool], *, context: Any, deps: Any
-    ) -> Steps:
+    def _resumable(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
+        """The paused run and the decisions on it, both checked; nothing is claimed yet."""
         self._check_open()
         saved = decode_state(state, self._config.tools)
-        decided = check_approvals(saved, approvals)
+        return ResumePlan(saved, check_approvals(saved, approvals))
+
+    def _claim(self, plan: ResumePlan) -> None:
+        """Record the state as resumed in the ledger, once; after this its calls may run.
+
+        Raises:
+            AlreadyResumed: The state was resumed before (here, or wherever the ledger is
+                shared).
+            ResumeError: The ledger could not record it; the state is not consumed.
+        """
+        state_id = plan.saved.id
+        try:
+            first = self._resume_ledger.claim(state_id)
+        except Exception as exc:
+            raise ResumeError(
+                f"the resume ledger could not record state {state_id}: "
+                f"{type(exc).__name__}: {exc}. Nothing ran; resume again once it works"
+            ) from exc
+        if not first:
+            raise AlreadyResumed(
+                f"state {state_id} was already resumed: a paused run resumes once, and its "
+                "approved calls ran (or its denials were sent) then. Nothing ran now. Keep "
+                "the result of the first resume (for a retried request, answer with it)",
+                state_id=state_id,
+            )
+
+    def _resume_flow(
+        self, plan: ResumePlan, *, context: Any, deps: Any, shows_steps: bool = False
+    ) -> Steps:
+        saved = plan.saved
         return run_flow(
-            self._config,
+            self._run_config(shows_steps),
             saved.messages,
             limits=saved.limits,
             deps=deps,
             context=context,
             saved=saved,
-            approvals=decided,
+            approvals=plan.approvals,
         )
+
+    def _run_config(self, shows_steps: bool) -> Config:
+        # A streamed run shows its steps and tools: the pipeline then announces them, as it
+        # does for hooks.
+        if shows_steps and not self._config.observe:
+            return dataclasses.replace(self._config, observe=True)
+        return self._config
 
     def _check_open(self) -> None:
         if self._closed:
@@ -330,6 +386,13 @@ class _ClientCore:
         )
 
 
+class ResumePlan(NamedTuple):
+    """A paused run to continue, and the person's decision on each pending call."""
+
+    saved: SavedRun
+    approvals: dict[str, bool]
+
+
 class _Opened(NamedTuple):
     """A live stream whose response has begun; it is read outside the retries."""
 
@@ -390,14 +453,14 @@ def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
     return openai.APIConnectionError(request=exc.request)
 
 
-def _final(events: Iterable[ToolCallEvent]) -> ToolCallResult:
+def _final(events: Iterable[RunEvent]) -> ToolCallResult:
     # Run the loop to its end (not just to the last event) so that it is finished, not
     # left suspended for the garbage collector to close.
     results = [event.result for event in events if isinstance(event, StreamCompleted)]
     return results[-1]
 
 
-async def _afinal(events: AsyncIterator[ToolCallEvent]) -> ToolCallResult:
+async def _afinal(events: AsyncIterator[RunEvent]) -> ToolCallResult:
     results = [event.result async for event in events if isinstance(event, StreamCompleted)]
     return results[-1]
 
@@ -661,11 +724,14 @@ class ToolCallClient(_ClientCore):
             deps: The run's dependencies (not part of the state: give them again).
 
         Raises:
+            AlreadyResumed: This state was resumed before (a `ResumeError`); nothing ran.
             ResumeError: The state cannot be read or was altered, or `approvals` name a
                 call that is not pending, leave one out, or are not booleans.
             ApprovalRequired: A later answer waits for approval in turn.
         """
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        plan = self._resumable(state, approvals)
+        self._claim(plan)
+        steps = self._resume_flow(plan, context=context, deps=deps)
         return _final(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
@@ -693,7 +759,76 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
-        return self._events(steps, stream=True, live=True, operation="stream")
+        # A call's stream shows no step or tool events: its events are all ToolCallEvents.
+        return cast(
+            Iterator[ToolCallEvent],
+            self._events(steps, stream=True, live=True, operation="stream"),
+        )
+
+    def stream_run(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> Iterator[RunEvent]:
+        """Like `run()`, as events a chat UI can show while the agent works.
+
+        Every request is streamed. For each step it yields a `StepStarted`, the events
+        `stream()` yields for one call (`ContentDelta`, `ToolCallStarted`,
+        `ToolArgumentsDelta`, `AttemptFailed`, `ToolCallValidated`), a `ToolExecuted` per
+        business function that ran (before the step's `ToolCallValidated`s, as the calls
+        run before they are accepted), and a `StepFinished`; last a `StreamCompleted`
+        whose `.result` equals what `run()` returns. The final text answer arrives as
+        `ContentDelta`s of the last step.
+
+        Args:
+            messages: A user message string, or a list of OpenAI chat messages.
+            context: Validation context for this run (overrides the client's).
+            deps: Your per-run dependencies (see `run()`).
+            **options: `run()`'s bounds and `force`.
+
+        Yields:
+            The events, in order.
+
+        Raises:
+            The errors `run()` raises, at the point of the stream where they happen
+            (`ApprovalRequired` after the paused step's events: resume it with
+            `stream_resume()` or `resume()`).
+        """
+        self._embeds.check(messages, self._clients[0])
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, shows_steps=True
+        )
+        return self._events(
+            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+        )
+
+    def stream_resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        context: Any = None,
+        deps: Any = None,
+    ) -> Iterator[RunEvent]:
+        """`resume()` as events, like `stream_run()`; the state is claimed before the first.
+
+        Raises:
+            AlreadyResumed, ResumeError: As `resume()`, when this is called (before any
+                event).
+        """
+        plan = self._resumable(state, approvals)
+        self._claim(plan)
+        steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
+        return self._events(
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_resume",
+            shown=STREAMED_RUN_DECISIONS,
+        )
 
     def complete_embeds(
         self,
@@ -747,13 +882,19 @@ class ToolCallClient(_ClientCore):
         self.close()
 
     def _events(
-        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
-    ) -> Iterator[ToolCallEvent]:
+        self,
+        steps: Steps,
+        *,
+        stream: bool,
+        live: bool,
+        operation: Operation,
+        shown: _Shown = STREAMED_DECISIONS,
+    ) -> Iterator[RunEvent]:
         """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
         watch = self._watch(operation, streamed=stream or live)
         try:
             watch.begin(_run_coroutine)
-            for event in self._drive(steps, watch, stream=stream, live=live):
+            for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
                 if isinstance(event, StreamCompleted):
                     watch.emit(watch.finished(event.result), _run_coroutine)
                 yield event
@@ -762,18 +903,22 @@ class ToolCallClient(_ClientCore):
             raise
 
     def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
-    ) -> Iterator[ToolCallEvent]:
-        """Carry out the pipeline's effects; `live` streams answers as events."""
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+    ) -> Iterator[RunEvent]:
+        """Carry out the pipeline's effects; `live` streams answers as events.
+
+        An SDK error raised while carrying one out (a failed request, a router that
+        raised) is thrown into the pipeline, which adds what had run before it.
+        """
         deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                match effect:
-                    case ChatRequest():
-                        try:
+                try:
+                    match effect:
+                        case ChatRequest():
                             for item in self._send(
                                 effect,
                                 watch,
@@ -786,19 +931,19 @@ class ToolCallClient(_ClientCore):
                                     value = item
                                 else:
                                     yield item
-                        except TransportError as exc:
-                            effect = steps.throw(exc)  # the flow adds what had run
-                            continue
-                    case Notify(event=event):
-                        watch.emit(event, _run_coroutine)
-                        if live and isinstance(event, STREAMED_DECISIONS):
-                            yield event
-                    case RouteQuery():
-                        value = self._ask_router(effect)
-                    case ExecuteMany():
-                        value = self._execute_many(effect)
-                    case _:
-                        assert_never(effect)
+                        case Notify(event=event):
+                            watch.emit(event, _run_coroutine)
+                            if live and isinstance(event, shown):
+                                yield event
+                        case RouteQuery():
+                            value = self._ask_router(effect)
+                        case ExecuteMany():
+                            value = self._execute_many(effect)
+                        case _:
+                            assert_never(effect)
+                except ToolCallError as exc:
+                    effect = steps.throw(exc)  # the flow adds what had run
+                    continue
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
@@ -1035,7 +1180,8 @@ class AsyncToolCallClient(_ClientCore):
         deps: Any = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        plan = await self._aclaimed(state, approvals)
+        steps = self._resume_flow(plan, context=context, deps=deps)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(
@@ -1045,6 +1191,59 @@ class AsyncToolCallClient(_ClientCore):
         steps = self._flow(messages, execute=False, context=context)
         events = self._events(steps, stream=True, live=True, operation="stream")
         return self._embeds.guarded(messages, self._clients[0], events)
+
+    def stream_run(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> AsyncIterator[RunEvent]:
+        """`ToolCallClient.stream_run` as an async iterator."""
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, shows_steps=True
+        )
+        events = self._events(
+            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+        )
+        return self._embeds.guarded(messages, self._clients[0], events)
+
+    def stream_resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        context: Any = None,
+        deps: Any = None,
+    ) -> AsyncIterator[RunEvent]:
+        """`ToolCallClient.stream_resume` as an async iterator.
+
+        The state and approvals are checked when this is called; the state is claimed
+        when the first event is asked for (`AlreadyResumed` is raised there).
+        """
+        plan = self._resumable(state, approvals)
+        return self._claimed_events(plan, context=context, deps=deps)
+
+    async def _claimed_events(
+        self, plan: ResumePlan, *, context: Any, deps: Any
+    ) -> AsyncIterator[RunEvent]:
+        await asyncio.to_thread(self._claim, plan)
+        steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
+        async for event in self._events(
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_resume",
+            shown=STREAMED_RUN_DECISIONS,
+        ):
+            yield event
+
+    async def _aclaimed(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
+        plan = self._resumable(state, approvals)
+        # A durable ledger writes to disk: off the event loop.
+        await asyncio.to_thread(self._claim, plan)
+        return plan
 
     async def complete_embeds(
         self,
@@ -1084,13 +1283,19 @@ class AsyncToolCallClient(_ClientCore):
         await self.close()
 
     async def _events(
-        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
-    ) -> AsyncIterator[ToolCallEvent]:
+        self,
+        steps: Steps,
+        *,
+        stream: bool,
+        live: bool,
+        operation: Operation,
+        shown: _Shown = STREAMED_DECISIONS,
+    ) -> AsyncIterator[RunEvent]:
         """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
         watch = self._watch(operation, streamed=stream or live)
         try:
             await watch.abegin()
-            async for event in self._drive(steps, watch, stream=stream, live=live):
+            async for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
                 if isinstance(event, StreamCompleted):
                     await watch.aemit(watch.finished(event.result))
                 yield event
@@ -1099,18 +1304,18 @@ class AsyncToolCallClient(_ClientCore):
             raise
 
     async def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
-    ) -> AsyncIterator[ToolCallEvent]:
-        """Carry out the pipeline's effects; `live` streams answers as events."""
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+    ) -> AsyncIterator[RunEvent]:
+        """The async twin of `ToolCallClient._drive`."""
         deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                match effect:
-                    case ChatRequest():
-                        try:
+                try:
+                    match effect:
+                        case ChatRequest():
                             async for item in self._send(
                                 effect,
                                 watch,
@@ -1123,19 +1328,19 @@ class AsyncToolCallClient(_ClientCore):
                                     value = item
                                 else:
                                     yield item
-                        except TransportError as exc:
-                            effect = steps.throw(exc)  # the flow adds what had run
-                            continue
-                    case Notify(event=event):
-                        await watch.aemit(event)
-                        if live and isinstance(event, STREAMED_DECISIONS):
-                            yield event
-                    case RouteQuery():
-                        value = await self._ask_router(effect)
-                    case ExecuteMany():
-                        value = await self._execute_many(effect)
-                    case _:
-                        assert_never(effect)
+                        case Notify(event=event):
+                            await watch.aemit(event)
+                            if live and isinstance(event, shown):
+                                yield event
+                        case RouteQuery():
+                            value = await self._ask_router(effect)
+                        case ExecuteMany():
+                            value = await self._execute_many(effect)
+                        case _:
+                            assert_never(effect)
+                except ToolCallError as exc:
+                    effect = steps.throw(exc)  # the flow adds what had run
+                    continue
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
