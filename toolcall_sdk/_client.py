@@ -5,8 +5,9 @@ the configuration, request bookkeeping and reading answers, and the I/O-free pip
 (`_pipeline.flow`) and stream translation (`_streaming`). Each twin has one sender
 (`_exchange`: failover, transport retries, stream assembly and live events) and one
 effect loop (`_events`) that dispatches the pipeline's typed effects with `match`;
-`call()` keeps only the loop's last event, `stream()` yields them all. `run()` and
-`resume()` drive the agent loop (`_run_loop.run_flow`) through the same effect loop.
+`call()` keeps only the loop's last event, `stream()` yields them all. `run()`, `resume()`,
+`stream_run()` and `stream_resume()` drive the agent loop (`_run_loop.run_flow`) through the
+same effect loop; a resume first claims its state in the client's `resume_ledger`.
 
 The calls of one answer (`ExecuteMany`): the sync client runs them in order and stops at
 the first `ModelRetry`; the async client runs them concurrently (sync functions each in a
@@ -585,6 +586,14 @@ class ToolCallClient(_ClientCore):
         tool_choice: Stage 2's `tool_choice`: `"required"` (named when one tool is
             offered) or `"auto"`, for servers without `required` support; under `"auto"` a
             text answer with no call in it is fed back as `no_tool_call` and retried.
+        force: Which steps of `run()` force a call: `"first_step"` (default; a later step,
+            which follows one whose calls ran, asks with `tool_choice="auto"` so the model
+            may answer in text, ending the run) or `"every_step"` (every step forces, as for
+            pipelines that must call). `run(force=...)` overrides it per run.
+        resume_ledger: Where `resume()` records the states it resumed, so each is resumed
+            once (`AlreadyResumed` after). Default: an `InMemoryResumeLedger` of this
+            client; `SQLiteResumeLedger(path)` survives restarts and is shared by processes;
+            anything with an atomic `claim(state_id) -> bool` fits (`ResumeLedger`).
         openai_client: Your own `openai.OpenAI`; used with its retries switched off.
         http_client: An `httpx2.Client` for the openai client (proxies, tests).
         hidden_size: The served model's hidden size: `prompt_embeds` content parts and
@@ -664,7 +673,10 @@ class ToolCallClient(_ClientCore):
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
         With `max_steps` > 1 this is the agent loop: the tool results go back as `tool`
-        messages and the next step starts at stage 1, until a step answers in text.
+        messages and the next step starts at stage 1, until a step answers in text. The
+        first step forces its call; a later one asks with `tool_choice="auto"` (calls it
+        makes are still recovered, validated and fed back) and ends the run when the model
+        answers in text, unless `force="every_step"`. The router decides at every step.
 
         Args:
             messages: A user message string, or a list of OpenAI chat messages.
@@ -685,6 +697,8 @@ class ToolCallClient(_ClientCore):
             loop_guard: The same call (tool and sorted-key JSON arguments) made in this
                 many steps is not run again: the model is told the earlier result. One
                 more such step raises `LoopDetected`. Default 3; None turns it off.
+            force: `"first_step"` or `"every_step"` for this run (default: the client's
+                `force`).
 
         Returns:
             The result: `.content` (the final text), `.steps`, `.calls` (every call
@@ -695,6 +709,9 @@ class ToolCallClient(_ClientCore):
             MaxStepsExceeded, UsageLimitExceeded, LoopDetected: A bound stopped the run.
             ApprovalRequired: A `requires_approval` call waits; nothing of its answer ran.
             TransportError: The server could not be used.
+
+            Each carries `.steps` (the steps finished before it) and `.executed` (every
+            call of the run whose function ran).
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._run_flow(messages, context=context, deps=deps, options=options)
@@ -709,12 +726,16 @@ class ToolCallClient(_ClientCore):
         context: Any = None,
         deps: Any = None,
     ) -> ToolCallResult:
-        """Continue a run that stopped with `ApprovalRequired`.
+        """Continue a run that stopped with `ApprovalRequired`, once.
 
         The approved calls run exactly once; a denied one goes back to the model as a
         `tool` message saying the user refused it. The run then goes on with the bounds
         it started with (its counters carried in the state). `.steps` of the result
         starts at the paused step; `.usage` counts the whole run.
+
+        A state is single-use: once the state and the approvals check out, its id is
+        claimed in the client's `resume_ledger` before anything runs, and a later
+        `resume()` of it (a retried request, a second worker) raises `AlreadyResumed`.
 
         Args:
             state: `ApprovalRequired.state`, exactly as it was (a JSON string).

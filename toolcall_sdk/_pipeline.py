@@ -5,7 +5,8 @@ the business functions of one answer to run) and receives their outcome; the syn
 async clients only differ in how they carry effects out. Everything that decides —
 routing, the request parameters, validation, feedback, the retry bound, what may run
 (the loop guard, approvals) — lives here once. One `flow()` is one step; the agent loop
-(`_run_loop.run_flow`) drives one per step.
+(`_run_loop.run_flow`) drives one per step, and tells a step after the first that the model
+may answer in text (`StepControl.may_answer`: stage 2 under `tool_choice="auto"`).
 """
 
 from __future__ import annotations

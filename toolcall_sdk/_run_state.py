@@ -1,12 +1,13 @@
 """What a run carries across an approval pause, as JSON (never pickle).
 
-`ApprovalRequired.state` is `encode_state(...)`: the conversation, the run's limits and
-counters, the loop guard's records, a summary of the finished steps and the paused answer
-(its calls with their raw arguments). `resume()` reads it back with `decode_state`, which
-refuses anything it cannot trust with a `ResumeError`. The checksum catches a state that
-was edited or cut short; it is not a signature (anyone can recompute it), so a state handed
-to an untrusted party must be kept server-side. The paused calls' arguments are validated
-again on resume, with the tools' own models.
+`ApprovalRequired.state` is `encode_state(...)`: a unique id, the conversation, the run's
+limits (and `force`) and counters, the loop guard's records, a summary of the finished steps
+and the paused answer (its calls with their raw arguments). `resume()` reads it back with
+`decode_state`, which refuses anything it cannot trust with a `ResumeError`; the id is what
+the client's resume ledger claims, so each state is resumed once (`_resume_ledger`). The
+checksum catches a state that was edited or cut short; it is not a signature (anyone can
+recompute it), so a state handed to an untrusted party must be kept server-side. The paused
+calls' arguments are validated again on resume, with the tools' own models.
 """
 
 from __future__ import annotations
