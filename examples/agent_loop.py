@@ -58,7 +58,8 @@ def make_client() -> ToolCallClient:
             base_url=base_url,
             model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
             tools=[find_customer, send_invoice],
-            # The loop ends when the router says "no tool": keep a router that can say it.
+            # The loop ends when the router says "no tool", or when a later step (which may
+            # answer: tool_choice="auto") answers in text; "always" forces the first step only.
             router=os.environ.get("TOOLCALL_ROUTER", "llm"),
         )
     from toolcall_sdk.testing import ScriptedModel, text, tool_call

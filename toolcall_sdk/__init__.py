@@ -42,6 +42,11 @@ if TYPE_CHECKING:
         ToolCallResult,
         Usage,
     )
+    from toolcall_sdk._resume_ledger import (
+        InMemoryResumeLedger,
+        ResumeLedger,
+        SQLiteResumeLedger,
+    )
     from toolcall_sdk._schema import to_strict_schema
     from toolcall_sdk._schema_tools import tool_from_openai
     from toolcall_sdk._tools import (
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
     )
     from toolcall_sdk._transport import RetryPolicy
     from toolcall_sdk.errors import (
+        AlreadyResumed,
         ApprovalRequired,
         AuthenticationError,
         ClientClosedError,
@@ -103,6 +109,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "AlreadyResumed": "toolcall_sdk.errors",
     "AlwaysRouter": "toolcall_sdk.routing",
     "ApprovalRequired": "toolcall_sdk.errors",
     "AsyncToolCallClient": "toolcall_sdk._client",
@@ -119,6 +126,7 @@ _LAZY: dict[str, str] = {
     "EndpointNotFoundError": "toolcall_sdk.errors",
     "FieldError": "toolcall_sdk._results",
     "HybridRouter": "toolcall_sdk.routing",
+    "InMemoryResumeLedger": "toolcall_sdk._resume_ledger",
     "InvalidArgumentError": "toolcall_sdk.errors",
     "LLMRouter": "toolcall_sdk.routing",
     "LoopDetected": "toolcall_sdk.errors",
@@ -136,6 +144,7 @@ _LAZY: dict[str, str] = {
     "RequestSummary": "toolcall_sdk._results",
     "ResponseTooLargeError": "toolcall_sdk.errors",
     "ResumeError": "toolcall_sdk.errors",
+    "ResumeLedger": "toolcall_sdk._resume_ledger",
     "RetryPolicy": "toolcall_sdk._transport",
     "RouteDecision": "toolcall_sdk.routing",
     "Router": "toolcall_sdk.routing",
@@ -146,6 +155,7 @@ _LAZY: dict[str, str] = {
     "ServerError": "toolcall_sdk.errors",
     "ServerState": "toolcall_sdk._balancer",
     "ServerTimeoutError": "toolcall_sdk.errors",
+    "SQLiteResumeLedger": "toolcall_sdk._resume_ledger",
     "ServerUnavailableError": "toolcall_sdk.errors",
     "Step": "toolcall_sdk._results",
     "StreamCompleted": "toolcall_sdk.events",
@@ -188,6 +198,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AlreadyResumed",
     "AlwaysRouter",
     "ApprovalRequired",
     "AsyncToolCallClient",
@@ -204,6 +215,7 @@ __all__ = [
     "EndpointNotFoundError",
     "FieldError",
     "HybridRouter",
+    "InMemoryResumeLedger",
     "InvalidArgumentError",
     "LLMRouter",
     "LoopDetected",
@@ -221,12 +233,14 @@ __all__ = [
     "RequestSummary",
     "ResponseTooLargeError",
     "ResumeError",
+    "ResumeLedger",
     "RetryPolicy",
     "RouteDecision",
     "Router",
     "RouterError",
     "RunContext",
     "RunStopped",
+    "SQLiteResumeLedger",
     "ServerConnectionError",
     "ServerError",
     "ServerState",

@@ -5,8 +5,9 @@ the configuration, request bookkeeping and reading answers, and the I/O-free pip
 (`_pipeline.flow`) and stream translation (`_streaming`). Each twin has one sender
 (`_exchange`: failover, transport retries, stream assembly and live events) and one
 effect loop (`_events`) that dispatches the pipeline's typed effects with `match`;
-`call()` keeps only the loop's last event, `stream()` yields them all. `run()` and
-`resume()` drive the agent loop (`_run_loop.run_flow`) through the same effect loop.
+`call()` keeps only the loop's last event, `stream()` yields them all. `run()`, `resume()`,
+`stream_run()` and `stream_resume()` drive the agent loop (`_run_loop.run_flow`) through the
+same effect loop; a resume first claims its state in the client's `resume_ledger`.
 
 The calls of one answer (`ExecuteMany`): the sync client runs them in order and stops at
 the first `ModelRetry`; the async client runs them concurrently (sync functions each in a
@@ -39,7 +40,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import Any, NamedTuple, Unpack, assert_never
+from typing import Any, NamedTuple, Unpack, assert_never, cast
 
 import httpx2
 import openai
@@ -47,17 +48,25 @@ import openai
 from toolcall_sdk._balancer import BalancePolicy, Balancer, Pin, ServerState
 from toolcall_sdk._body import Limits
 from toolcall_sdk._errors import (
+    AlreadyResumed,
     ClientClosedError,
     InvalidArgumentError,
     MalformedResponseError,
     ModelRetry,
+    ResumeError,
     RouterError,
     ToolCallError,
     ToolCallFailed,
     ToolDefinitionError,
-    TransportError,
 )
-from toolcall_sdk._events import STREAMED_DECISIONS, Operation, StreamCompleted, ToolCallEvent
+from toolcall_sdk._events import (
+    STREAMED_DECISIONS,
+    STREAMED_RUN_DECISIONS,
+    Operation,
+    RunEvent,
+    StreamCompleted,
+    ToolCallEvent,
+)
 from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
 from toolcall_sdk._messages import MessagesInput, to_messages
@@ -84,8 +93,9 @@ from toolcall_sdk._pipeline import (
     flow,
 )
 from toolcall_sdk._results import ToolCallResult
+from toolcall_sdk._resume_ledger import InMemoryResumeLedger
 from toolcall_sdk._run_loop import run_flow
-from toolcall_sdk._run_state import check_approvals, decode_state
+from toolcall_sdk._run_state import SavedRun, check_approvals, decode_state
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
@@ -107,6 +117,8 @@ logger = logging.getLogger("toolcall_sdk")
 # What the sender hands the effect loop: live events, and last the answer.
 _Live = ToolCallEvent | Answer
 Steps = Generator[Effect, Any, ToolCallResult]
+# The pipeline's decisions a stream shows: a call's, or a run's (its steps and tools too).
+_Shown = tuple[type[RunEvent], ...]
 
 
 class _ClientCore:
@@ -162,6 +174,8 @@ class _ClientCore:
         self._balancer = Balancer(self._base_urls, o["balance"] or BalancePolicy())
         self._deadline = o["deadline"]
         self._max_bytes = o["max_response_bytes"]
+        self._force = o["force"]
+        self._resume_ledger = o["resume_ledger"] or InMemoryResumeLedger()
         self._embeds = EmbedsSupport(
             model=model,
             hidden_size=o["hidden_size"],
@@ -216,28 +230,71 @@ class _ClientCore:
         return flow(self._config, history, execute=execute, context=context)
 
     def _run_flow(
-        self, messages: MessagesInput, *, context: Any, deps: Any, options: RunOptions
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any,
+        deps: Any,
+        options: RunOptions,
+        shows_steps: bool = False,
     ) -> Steps:
         self._check_open()
-        limits = run_limits("run", options)
+        limits = run_limits("run", options, force=self._force)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return run_flow(self._config, history, limits=limits, deps=deps, context=context)
+        return run_flow(
+            self._run_config(shows_steps), history, limits=limits, deps=deps, context=context
+        )
 
-    def _resume_flow(
-        self, state: str, approvals: Mapping[str, bool], *, context: Any, deps: Any
-    ) -> Steps:
+    def _resumable(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
+        """The paused run and the decisions on it, both checked; nothing is claimed yet."""
         self._check_open()
         saved = decode_state(state, self._config.tools)
-        decided = check_approvals(saved, approvals)
+        return ResumePlan(saved, check_approvals(saved, approvals))
+
+    def _claim(self, plan: ResumePlan) -> None:
+        """Record the state as resumed in the ledger, once; after this its calls may run.
+
+        Raises:
+            AlreadyResumed: The state was resumed before (here, or wherever the ledger is
+                shared).
+            ResumeError: The ledger could not record it; the state is not consumed.
+        """
+        state_id = plan.saved.id
+        try:
+            first = self._resume_ledger.claim(state_id)
+        except Exception as exc:
+            raise ResumeError(
+                f"the resume ledger could not record state {state_id}: "
+                f"{type(exc).__name__}: {exc}. Nothing ran; resume again once it works"
+            ) from exc
+        if not first:
+            raise AlreadyResumed(
+                f"state {state_id} was already resumed: a paused run resumes once, and its "
+                "approved calls ran (or its denials were sent) then. Nothing ran now. Keep "
+                "the result of the first resume (for a retried request, answer with it)",
+                state_id=state_id,
+            )
+
+    def _resume_flow(
+        self, plan: ResumePlan, *, context: Any, deps: Any, shows_steps: bool = False
+    ) -> Steps:
+        saved = plan.saved
         return run_flow(
-            self._config,
+            self._run_config(shows_steps),
             saved.messages,
             limits=saved.limits,
             deps=deps,
             context=context,
             saved=saved,
-            approvals=decided,
+            approvals=plan.approvals,
         )
+
+    def _run_config(self, shows_steps: bool) -> Config:
+        # A streamed run shows its steps and tools: the pipeline then announces them, as it
+        # does for hooks.
+        if shows_steps and not self._config.observe:
+            return dataclasses.replace(self._config, observe=True)
+        return self._config
 
     def _check_open(self) -> None:
         if self._closed:
@@ -333,6 +390,13 @@ class _ClientCore:
         )
 
 
+class ResumePlan(NamedTuple):
+    """A paused run to continue, and the person's decision on each pending call."""
+
+    saved: SavedRun
+    approvals: dict[str, bool]
+
+
 class _Opened(NamedTuple):
     """A live stream whose response has begun; it is read outside the retries."""
 
@@ -404,14 +468,14 @@ def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
     return openai.APIConnectionError(request=exc.request)
 
 
-def _final(events: Iterable[ToolCallEvent]) -> ToolCallResult:
+def _final(events: Iterable[RunEvent]) -> ToolCallResult:
     # Run the loop to its end (not just to the last event) so that it is finished, not
     # left suspended for the garbage collector to close.
     results = [event.result for event in events if isinstance(event, StreamCompleted)]
     return results[-1]
 
 
-async def _afinal(events: AsyncIterator[ToolCallEvent]) -> ToolCallResult:
+async def _afinal(events: AsyncIterator[RunEvent]) -> ToolCallResult:
     results = [event.result async for event in events if isinstance(event, StreamCompleted)]
     return results[-1]
 
@@ -536,6 +600,14 @@ class ToolCallClient(_ClientCore):
         tool_choice: Stage 2's `tool_choice`: `"required"` (named when one tool is
             offered) or `"auto"`, for servers without `required` support; under `"auto"` a
             text answer with no call in it is fed back as `no_tool_call` and retried.
+        force: Which steps of `run()` force a call: `"first_step"` (default; a later step,
+            which follows one whose calls ran, asks with `tool_choice="auto"` so the model
+            may answer in text, ending the run) or `"every_step"` (every step forces, as for
+            pipelines that must call). `run(force=...)` overrides it per run.
+        resume_ledger: Where `resume()` records the states it resumed, so each is resumed
+            once (`AlreadyResumed` after). Default: an `InMemoryResumeLedger` of this
+            client; `SQLiteResumeLedger(path)` survives restarts and is shared by processes;
+            anything with an atomic `claim(state_id) -> bool` fits (`ResumeLedger`).
         openai_client: Your own `openai.OpenAI`; used with its retries switched off.
         http_client: An `httpx2.Client` for the openai client (proxies, tests).
         hidden_size: The served model's hidden size: `prompt_embeds` content parts and
@@ -615,7 +687,10 @@ class ToolCallClient(_ClientCore):
         Each call gets `.output` (or `.error` if its function raised). A function that
         raises `ModelRetry` sends its message back to the model for another attempt.
         With `max_steps` > 1 this is the agent loop: the tool results go back as `tool`
-        messages and the next step starts at stage 1, until a step answers in text.
+        messages and the next step starts at stage 1, until a step answers in text. The
+        first step forces its call; a later one asks with `tool_choice="auto"` (calls it
+        makes are still recovered, validated and fed back) and ends the run when the model
+        answers in text, unless `force="every_step"`. The router decides at every step.
 
         Args:
             messages: A user message string, or a list of OpenAI chat messages.
@@ -636,6 +711,8 @@ class ToolCallClient(_ClientCore):
             loop_guard: The same call (tool and sorted-key JSON arguments) made in this
                 many steps is not run again: the model is told the earlier result. One
                 more such step raises `LoopDetected`. Default 3; None turns it off.
+            force: `"first_step"` or `"every_step"` for this run (default: the client's
+                `force`).
 
         Returns:
             The result: `.content` (the final text), `.steps`, `.calls` (every call
@@ -646,6 +723,9 @@ class ToolCallClient(_ClientCore):
             MaxStepsExceeded, UsageLimitExceeded, LoopDetected: A bound stopped the run.
             ApprovalRequired: A `requires_approval` call waits; nothing of its answer ran.
             TransportError: The server could not be used.
+
+            Each carries `.steps` (the steps finished before it) and `.executed` (every
+            call of the run whose function ran).
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._run_flow(messages, context=context, deps=deps, options=options)
@@ -660,12 +740,16 @@ class ToolCallClient(_ClientCore):
         context: Any = None,
         deps: Any = None,
     ) -> ToolCallResult:
-        """Continue a run that stopped with `ApprovalRequired`.
+        """Continue a run that stopped with `ApprovalRequired`, once.
 
         The approved calls run exactly once; a denied one goes back to the model as a
         `tool` message saying the user refused it. The run then goes on with the bounds
         it started with (its counters carried in the state). `.steps` of the result
         starts at the paused step; `.usage` counts the whole run.
+
+        A state is single-use: once the state and the approvals check out, its id is
+        claimed in the client's `resume_ledger` before anything runs, and a later
+        `resume()` of it (a retried request, a second worker) raises `AlreadyResumed`.
 
         Args:
             state: `ApprovalRequired.state`, exactly as it was (a JSON string).
@@ -675,11 +759,14 @@ class ToolCallClient(_ClientCore):
             deps: The run's dependencies (not part of the state: give them again).
 
         Raises:
+            AlreadyResumed: This state was resumed before (a `ResumeError`); nothing ran.
             ResumeError: The state cannot be read or was altered, or `approvals` name a
                 call that is not pending, leave one out, or are not booleans.
             ApprovalRequired: A later answer waits for approval in turn.
         """
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        plan = self._resumable(state, approvals)
+        self._claim(plan)
+        steps = self._resume_flow(plan, context=context, deps=deps)
         return _final(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
@@ -707,7 +794,76 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context)
-        return self._events(steps, stream=True, live=True, operation="stream")
+        # A call's stream shows no step or tool events: its events are all ToolCallEvents.
+        return cast(
+            Iterator[ToolCallEvent],
+            self._events(steps, stream=True, live=True, operation="stream"),
+        )
+
+    def stream_run(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> Iterator[RunEvent]:
+        """Like `run()`, as events a chat UI can show while the agent works.
+
+        Every request is streamed. For each step it yields a `StepStarted`, the events
+        `stream()` yields for one call (`ContentDelta`, `ToolCallStarted`,
+        `ToolArgumentsDelta`, `AttemptFailed`, `ToolCallValidated`), a `ToolExecuted` per
+        business function that ran (before the step's `ToolCallValidated`s, as the calls
+        run before they are accepted), and a `StepFinished`; last a `StreamCompleted`
+        whose `.result` equals what `run()` returns. The final text answer arrives as
+        `ContentDelta`s of the last step.
+
+        Args:
+            messages: A user message string, or a list of OpenAI chat messages.
+            context: Validation context for this run (overrides the client's).
+            deps: Your per-run dependencies (see `run()`).
+            **options: `run()`'s bounds and `force`.
+
+        Yields:
+            The events, in order.
+
+        Raises:
+            The errors `run()` raises, at the point of the stream where they happen
+            (`ApprovalRequired` after the paused step's events: resume it with
+            `stream_resume()` or `resume()`).
+        """
+        self._embeds.check(messages, self._clients[0])
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, shows_steps=True
+        )
+        return self._events(
+            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+        )
+
+    def stream_resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        context: Any = None,
+        deps: Any = None,
+    ) -> Iterator[RunEvent]:
+        """`resume()` as events, like `stream_run()`; the state is claimed before the first.
+
+        Raises:
+            AlreadyResumed, ResumeError: As `resume()`, when this is called (before any
+                event).
+        """
+        plan = self._resumable(state, approvals)
+        self._claim(plan)
+        steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
+        return self._events(
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_resume",
+            shown=STREAMED_RUN_DECISIONS,
+        )
 
     def complete_embeds(
         self,
@@ -761,13 +917,19 @@ class ToolCallClient(_ClientCore):
         self.close()
 
     def _events(
-        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
-    ) -> Iterator[ToolCallEvent]:
+        self,
+        steps: Steps,
+        *,
+        stream: bool,
+        live: bool,
+        operation: Operation,
+        shown: _Shown = STREAMED_DECISIONS,
+    ) -> Iterator[RunEvent]:
         """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
         watch = self._watch(operation, streamed=stream or live)
         try:
             watch.begin(_run_coroutine)
-            for event in self._drive(steps, watch, stream=stream, live=live):
+            for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
                 if isinstance(event, StreamCompleted):
                     watch.emit(watch.finished(event.result), _run_coroutine)
                 yield event
@@ -776,18 +938,22 @@ class ToolCallClient(_ClientCore):
             raise
 
     def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
-    ) -> Iterator[ToolCallEvent]:
-        """Carry out the pipeline's effects; `live` streams answers as events."""
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+    ) -> Iterator[RunEvent]:
+        """Carry out the pipeline's effects; `live` streams answers as events.
+
+        An SDK error raised while carrying one out (a failed request, a router that
+        raised) is thrown into the pipeline, which adds what had run before it.
+        """
         deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                match effect:
-                    case ChatRequest():
-                        try:
+                try:
+                    match effect:
+                        case ChatRequest():
                             for item in self._send(
                                 effect,
                                 watch,
@@ -800,19 +966,19 @@ class ToolCallClient(_ClientCore):
                                     value = item
                                 else:
                                     yield item
-                        except TransportError as exc:
-                            effect = steps.throw(exc)  # the flow adds what had run
-                            continue
-                    case Notify(event=event):
-                        watch.emit(event, _run_coroutine)
-                        if live and isinstance(event, STREAMED_DECISIONS):
-                            yield event
-                    case RouteQuery():
-                        value = self._ask_router(effect)
-                    case ExecuteMany():
-                        value = self._execute_many(effect)
-                    case _:
-                        assert_never(effect)
+                        case Notify(event=event):
+                            watch.emit(event, _run_coroutine)
+                            if live and isinstance(event, shown):
+                                yield event
+                        case RouteQuery():
+                            value = self._ask_router(effect)
+                        case ExecuteMany():
+                            value = self._execute_many(effect)
+                        case _:
+                            assert_never(effect)
+                except ToolCallError as exc:
+                    effect = steps.throw(exc)  # the flow adds what had run
+                    continue
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value
@@ -1049,7 +1215,8 @@ class AsyncToolCallClient(_ClientCore):
         deps: Any = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        plan = await self._aclaimed(state, approvals)
+        steps = self._resume_flow(plan, context=context, deps=deps)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(
@@ -1059,6 +1226,59 @@ class AsyncToolCallClient(_ClientCore):
         steps = self._flow(messages, execute=False, context=context)
         events = self._events(steps, stream=True, live=True, operation="stream")
         return self._embeds.guarded(messages, self._clients[0], events)
+
+    def stream_run(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptions],
+    ) -> AsyncIterator[RunEvent]:
+        """`ToolCallClient.stream_run` as an async iterator."""
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, shows_steps=True
+        )
+        events = self._events(
+            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+        )
+        return self._embeds.guarded(messages, self._clients[0], events)
+
+    def stream_resume(
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        context: Any = None,
+        deps: Any = None,
+    ) -> AsyncIterator[RunEvent]:
+        """`ToolCallClient.stream_resume` as an async iterator.
+
+        The state and approvals are checked when this is called; the state is claimed
+        when the first event is asked for (`AlreadyResumed` is raised there).
+        """
+        plan = self._resumable(state, approvals)
+        return self._claimed_events(plan, context=context, deps=deps)
+
+    async def _claimed_events(
+        self, plan: ResumePlan, *, context: Any, deps: Any
+    ) -> AsyncIterator[RunEvent]:
+        await asyncio.to_thread(self._claim, plan)
+        steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
+        async for event in self._events(
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_resume",
+            shown=STREAMED_RUN_DECISIONS,
+        ):
+            yield event
+
+    async def _aclaimed(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
+        plan = self._resumable(state, approvals)
+        # A durable ledger writes to disk: off the event loop.
+        await asyncio.to_thread(self._claim, plan)
+        return plan
 
     async def complete_embeds(
         self,
@@ -1098,13 +1318,19 @@ class AsyncToolCallClient(_ClientCore):
         await self.close()
 
     async def _events(
-        self, steps: Steps, *, stream: bool, live: bool, operation: Operation
-    ) -> AsyncIterator[ToolCallEvent]:
+        self,
+        steps: Steps,
+        *,
+        stream: bool,
+        live: bool,
+        operation: Operation,
+        shown: _Shown = STREAMED_DECISIONS,
+    ) -> AsyncIterator[RunEvent]:
         """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
         watch = self._watch(operation, streamed=stream or live)
         try:
             await watch.abegin()
-            async for event in self._drive(steps, watch, stream=stream, live=live):
+            async for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
                 if isinstance(event, StreamCompleted):
                     await watch.aemit(watch.finished(event.result))
                 yield event
@@ -1113,18 +1339,18 @@ class AsyncToolCallClient(_ClientCore):
             raise
 
     async def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool
-    ) -> AsyncIterator[ToolCallEvent]:
-        """Carry out the pipeline's effects; `live` streams answers as events."""
+        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+    ) -> AsyncIterator[RunEvent]:
+        """The async twin of `ToolCallClient._drive`."""
         deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
             while True:
                 value: Any = None
-                match effect:
-                    case ChatRequest():
-                        try:
+                try:
+                    match effect:
+                        case ChatRequest():
                             async for item in self._send(
                                 effect,
                                 watch,
@@ -1137,19 +1363,19 @@ class AsyncToolCallClient(_ClientCore):
                                     value = item
                                 else:
                                     yield item
-                        except TransportError as exc:
-                            effect = steps.throw(exc)  # the flow adds what had run
-                            continue
-                    case Notify(event=event):
-                        await watch.aemit(event)
-                        if live and isinstance(event, STREAMED_DECISIONS):
-                            yield event
-                    case RouteQuery():
-                        value = await self._ask_router(effect)
-                    case ExecuteMany():
-                        value = await self._execute_many(effect)
-                    case _:
-                        assert_never(effect)
+                        case Notify(event=event):
+                            await watch.aemit(event)
+                            if live and isinstance(event, shown):
+                                yield event
+                        case RouteQuery():
+                            value = await self._ask_router(effect)
+                        case ExecuteMany():
+                            value = await self._execute_many(effect)
+                        case _:
+                            assert_never(effect)
+                except ToolCallError as exc:
+                    effect = steps.throw(exc)  # the flow adds what had run
+                    continue
                 effect = steps.send(value)
         except StopIteration as done:
             result: ToolCallResult = done.value

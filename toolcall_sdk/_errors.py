@@ -19,6 +19,7 @@ The tree::
     │   ├── LoopDetected               the same call again after the loop guard's feedback
     │   └── ApprovalRequired           paused before a `requires_approval` tool; `.pending` `.state`
     ├── ResumeError                    `resume()` got a state or approvals it cannot use
+    │   └── AlreadyResumed             that state was resumed before; `.state_id`
     └── TransportError                 the server could not be used; `.executed` says what ran
         ├── ServerConnectionError      the connection failed or dropped (after transport retries)
         ├── ServerTimeoutError         no answer in time, or 408 (after transport retries)
@@ -34,6 +35,10 @@ The tree::
                 ├── EndpointNotFoundError      404: no chat endpoint at base_url (no /v1?)
                 └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
 
+Raised by `run()` or `resume()`, every error carries the run so far: `.steps` (the steps
+finished before it) and `.executed` (every call of the run whose business function ran).
+Outside a run both are empty.
+
 `ModelRetry` is not an error: a tool raises it to send a message back to the model.
 """
 
@@ -48,6 +53,7 @@ if TYPE_CHECKING:
     from toolcall_sdk._results import Attempt, PendingCall, Step, ToolCall, Usage
 
 __all__ = [
+    "AlreadyResumed",
     "ApprovalRequired",
     "AuthenticationError",
     "ClientClosedError",
@@ -84,7 +90,19 @@ __all__ = [
 
 
 class ToolCallError(Exception):
-    """Root of every error raised by toolcall-sdk."""
+    """Root of every error raised by toolcall-sdk.
+
+    Attributes:
+        steps: Raised by `run()`/`resume()`: the steps finished before the error, in order
+            (empty outside a run).
+        executed: Raised by `run()`/`resume()`: every call of the run whose business
+            function ran, in order, earlier steps' included (empty when none ran).
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.steps: list[Step] = []
+        self.executed: list[ToolCall] = []
 
 
 class InvalidArgumentError(ToolCallError, TypeError, ValueError):
@@ -145,12 +163,16 @@ class ToolValidatorError(ToolDefinitionError):
 class ToolCallFailed(ToolCallError):
     """The model did not produce a valid tool call within the retry budget.
 
-    No business function has run when validation never succeeded. Under `run()`, calls that
-    ran before a tool asked for a retry (`ModelRetry`) are kept in `executed`.
+    No business function of the failed step has run when validation never succeeded. Under
+    `run()`, `executed` holds the calls that ran before: those of earlier steps, and those
+    of this step that ran before a tool asked for a retry (`ModelRetry`); `steps` holds the
+    steps finished before this one.
 
     Attributes:
-        attempts: One record per model answer, in order, each saying what failed and why.
+        attempts: One record per model answer of the failed step, in order, each saying
+            what failed and why.
         executed: Calls whose business function already ran (empty after `call()`).
+        steps: The steps finished before the failed one (empty outside a run).
     """
 
     def __init__(
@@ -223,6 +245,7 @@ class RunStopped(ToolCallError):
 
     Attributes:
         steps: The steps finished so far, in order (their calls ran, unless a step says not).
+        executed: Every call of the run whose business function ran, in order.
     """
 
     def __init__(self, message: str, *, steps: Sequence[Step] = ()) -> None:
@@ -302,6 +325,8 @@ class ApprovalRequired(RunStopped):
     Attributes:
         pending: The calls waiting for a decision (`.id`, `.name`, `.arguments`).
         state: What `resume()` needs, as a JSON string (no pickle); store it as text.
+        state_id: The state's unique id (also inside `state`): a key to store it under.
+            `resume()` accepts each state once (see `AlreadyResumed`).
     """
 
     def __init__(
@@ -310,15 +335,36 @@ class ApprovalRequired(RunStopped):
         *,
         pending: Sequence[PendingCall],
         state: str,
+        state_id: str = "",
         steps: Sequence[Step] = (),
     ) -> None:
         super().__init__(message, steps=steps)
         self.pending = list(pending)
         self.state = state
+        self.state_id = state_id
 
 
 class ResumeError(ToolCallError):
-    """`resume()` was given a state it cannot read, or approvals that do not match it."""
+    """`resume()` was given a state it cannot read, or approvals that do not match it.
+
+    Nothing of the paused run has run when it is raised.
+    """
+
+
+class AlreadyResumed(ResumeError):
+    """`resume()` was given a state that was resumed before; nothing ran this time.
+
+    A paused run's state is single-use: the first `resume()` that accepts it (approving or
+    denying) claims its id in the client's `resume_ledger`, and every later one raises this.
+    The calls it approved ran then, once.
+
+    Attributes:
+        state_id: The state's id (`ApprovalRequired.state_id`).
+    """
+
+    def __init__(self, message: str, *, state_id: str) -> None:
+        super().__init__(message)
+        self.state_id = state_id
 
 
 class TransportError(ToolCallError):
@@ -336,7 +382,6 @@ class TransportError(ToolCallError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.attempts: list[Attempt] = []
-        self.executed: list[ToolCall] = []
 
 
 class ServerConnectionError(TransportError):

@@ -11,6 +11,10 @@ The deltas are a live preview of what the model writes; `ToolCallValidated` and 
 what was accepted. Each event names its `attempt` (1 for the first stage-2 request, 0 for a
 plain answer), so a UI can drop what it showed for an attempt that then failed.
 
+`stream_run()` (and `stream_resume()`) stream a whole agent run: for each step a
+`StepStarted`, that step's events as above, a `ToolExecuted` per business function that ran
+and a `StepFinished`; last one `StreamCompleted` with the run's result (`RunEvent`).
+
 Hooks (`ToolCallClient(..., hooks=[...])`) receive a wider vocabulary, `HookEvent`: every
 stage of a call, from `CallStarted` to `CallFinished`. Where a stage is also a `stream()`
 event they share the class (`AttemptFailed`, `ToolCallValidated`); the text deltas are for
@@ -43,6 +47,7 @@ __all__ = [
     "HookEvent",
     "RequestSent",
     "RouteDecided",
+    "RunEvent",
     "StepFinished",
     "StepStarted",
     "StreamCompleted",
@@ -151,8 +156,9 @@ ToolCallEvent = (
 """Any event `stream()` yields."""
 
 
-# What a call was: `client.call()`, `run()`, `resume()` or `stream()`.
-Operation = Literal["call", "run", "resume", "stream"]
+# What a call was: `client.call()`, `run()`, `resume()`, `stream()`, `stream_run()` or
+# `stream_resume()`.
+Operation = Literal["call", "run", "resume", "stream", "stream_run", "stream_resume"]
 # How a call ended: a result; a result from `on_escalate`; `ToolCallFailed`; another error
 # (a transport error, a run bound, an approval pause); a stream left before its end.
 Outcome = Literal["ok", "escalated", "failed", "error", "cancelled"]
@@ -166,7 +172,8 @@ class CallStarted:
     """A call began (the first event a hook receives for it).
 
     Attributes:
-        operation: `"call"`, `"run"`, `"resume"` or `"stream"`.
+        operation: `"call"`, `"run"`, `"resume"`, `"stream"`, `"stream_run"` or
+            `"stream_resume"`.
         model: The model name sent with every request.
         tools: The client's tool names.
         streamed: Whether the answers are read as streams.
@@ -424,8 +431,15 @@ HookEvent = (
 )
 """Any event a hook receives."""
 
+RunEvent = ToolCallEvent | StepStarted | ToolExecuted | StepFinished
+"""Any event `stream_run()` and `stream_resume()` yield: each step's events between its
+`StepStarted` and `StepFinished`, a `ToolExecuted` per business function that ran, and last
+one `StreamCompleted` carrying the run's result."""
+
 # The events of `stream()` that the pipeline decides (the rest come from the answer's text).
 STREAMED_DECISIONS = (AttemptFailed, ToolCallValidated)
+# And those of `stream_run()`: the steps and the functions that ran, too.
+STREAMED_RUN_DECISIONS = (*STREAMED_DECISIONS, StepStarted, ToolExecuted, StepFinished)
 
 Hook = Callable[[HookEvent], Any]
 """A function given every event of every call: sync, or async (its awaitable is awaited)."""

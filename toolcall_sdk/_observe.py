@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
+from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed, TransportError
 from toolcall_sdk._events import (
     AnswerReceived,
     CallFinished,
@@ -267,7 +267,8 @@ def _log_failure(hook: Any, event: HookEvent) -> None:
 
 def _attempts_of(exc: BaseException) -> list[Attempt]:
     attempts = getattr(exc, "attempts", None)
-    if isinstance(attempts, list):
-        return attempts
-    steps = getattr(exc, "steps", None) or ()  # a run bound or an approval pause
-    return [attempt for step in steps for attempt in step.attempts]
+    if isinstance(exc, TransportError):  # the run loop put the earlier steps' in already
+        return list(exc.attempts)
+    steps = getattr(exc, "steps", None) or ()  # the steps of the run before the error
+    earlier = [attempt for step in steps for attempt in step.attempts]
+    return [*earlier, *attempts] if isinstance(attempts, list) else earlier

@@ -21,7 +21,8 @@ from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._events import CallHook, Hook
 from toolcall_sdk._pipeline import TOOL_CHOICES
-from toolcall_sdk._run_state import RunLimits
+from toolcall_sdk._resume_ledger import ResumeLedger
+from toolcall_sdk._run_state import FORCES, Force, RunLimits
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
 
@@ -72,6 +73,8 @@ class ClientOptions(TypedDict, total=False):
     default_headers: Mapping[str, str] | None
     recover: bool
     tool_choice: ToolChoice
+    force: Force
+    resume_ledger: ResumeLedger | None
     deadline: float
     max_response_bytes: int
     hidden_size: int | None
@@ -96,6 +99,8 @@ DEFAULTS: ClientOptions = {
     "default_headers": None,
     "recover": True,
     "tool_choice": "required",
+    "force": "first_step",
+    "resume_ledger": None,
     "deadline": DEFAULT_DEADLINE,
     "max_response_bytes": MAX_RESPONSE_BYTES,
     "hidden_size": None,
@@ -139,6 +144,8 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
             f"tool_choice must be one of {', '.join(map(repr, TOOL_CHOICES))} "
             f"(got {resolved['tool_choice']!r}); use 'auto' for servers without 'required' support"
         )
+    _check_force(resolved["force"])
+    _check_ledger(resolved["resume_ledger"])
     if resolved["retry"] is not None and not isinstance(resolved["retry"], RetryPolicy):
         raise InvalidArgumentError(f"retry must be a RetryPolicy (got {resolved['retry']!r})")
     if resolved["balance"] is not None and not isinstance(resolved["balance"], BalancePolicy):
@@ -194,6 +201,22 @@ def api_key_for(given: str | None, base_urls: Sequence[str]) -> str:
     return PLACEHOLDER_KEY
 
 
+def _check_force(force: Any) -> None:
+    if force not in FORCES:
+        raise InvalidArgumentError(
+            f"force must be one of {', '.join(map(repr, FORCES))} (got {force!r}): "
+            "'first_step' forces a call in a run's first step only, 'every_step' in each step"
+        )
+
+
+def _check_ledger(ledger: Any) -> None:
+    if ledger is not None and not callable(getattr(ledger, "claim", None)):
+        raise InvalidArgumentError(
+            "resume_ledger must have a claim(state_id) -> bool method, e.g. "
+            f"SQLiteResumeLedger('resumed.db') (got {ledger!r})"
+        )
+
+
 def _check_tools(tools: Any) -> None:
     single = (
         isinstance(tools, (str, bytes, Mapping, Tool))
@@ -230,16 +253,19 @@ def _check_number(name: str, value: Any, *, optional: bool = False, positive: bo
 
 
 class RunOptions(TypedDict, total=False):
-    """The bounds of `run()` (both twins). Each is documented on `ToolCallClient.run`."""
+    """The bounds of `run()` and what it forces (both twins); see `ToolCallClient.run`."""
 
     max_steps: int
     max_requests: int | None
     max_tokens_total: int | None
     loop_guard: int | None
+    force: Force
 
 
-def run_limits(owner: str, options: Mapping[str, Any]) -> RunLimits:
+def run_limits(owner: str, options: Mapping[str, Any], *, force: Force) -> RunLimits:
     """Check `run()`'s options and return them as `RunLimits` (the defaults filled in).
+
+    `force` is the client's, used when the run does not give its own.
 
     Raises:
         TypeError: An option `RunOptions` does not declare.
@@ -251,7 +277,8 @@ def run_limits(owner: str, options: Mapping[str, Any]) -> RunLimits:
             f"{owner}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
             f"options are: {', '.join(sorted(RunOptions.__annotations__))}"
         )
-    limits = RunLimits(**options)
+    limits = RunLimits(**{"force": force, **options})
+    _check_force(limits.force)
     _check_int("max_steps", limits.max_steps, minimum=1)
     _check_int("max_requests", limits.max_requests, minimum=1, optional=True)
     _check_int("max_tokens_total", limits.max_tokens_total, minimum=1, optional=True)

@@ -5,7 +5,8 @@ the business functions of one answer to run) and receives their outcome; the syn
 async clients only differ in how they carry effects out. Everything that decides —
 routing, the request parameters, validation, feedback, the retry bound, what may run
 (the loop guard, approvals) — lives here once. One `flow()` is one step; the agent loop
-(`_run_loop.run_flow`) drives one per step.
+(`_run_loop.run_flow`) drives one per step, and tells a step after the first that the model
+may answer in text (`StepControl.may_answer`: stage 2 under `tool_choice="auto"`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, assert_never
 from pydantic import BaseModel
 
 from toolcall_sdk._context import RunContext
-from toolcall_sdk._errors import ToolCallFailed, ToolTimeoutError, TransportError
+from toolcall_sdk._errors import ToolCallError, ToolCallFailed, ToolTimeoutError, TransportError
 from toolcall_sdk._events import (
     ArgumentsRepaired,
     AttemptFailed,
@@ -188,6 +189,9 @@ class StepControl:
     deps: Any = None
     guard: LoopGuard | None = None
     resume: ResumePoint | None = None
+    # Stage 2 lets the model answer in text (`tool_choice="auto"`): a step after one whose
+    # calls ran. A call it makes is recovered, validated and fed back as under a forced call.
+    may_answer: bool = False
 
 
 class StepPaused(Exception):
@@ -272,9 +276,11 @@ def flow(
     state = _Run(history=list(messages), step=control.number, observe=config.observe)
     try:
         return (yield from _step_flow(config, state, execute, context, control))
-    except TransportError as exc:
-        # Thrown in by the client when a request failed: say what had happened before.
-        exc.attempts = list(state.attempts)
+    except ToolCallError as exc:
+        # Raised here, or thrown in by the client (a failed request, a router that raised,
+        # a usage limit): say what had happened before.
+        if isinstance(exc, TransportError):
+            exc.attempts = list(state.attempts)
         exc.executed = list(state.executed)
         raise
 
@@ -306,8 +312,12 @@ def _step_flow(
             state.usage += attempt.usage
             resume = None
         else:
-            attempt, message = yield from _ask_for_calls(config, state, offered, number)
+            attempt, message = yield from _ask_for_calls(
+                config, state, offered, number, may_answer=control.may_answer
+            )
             repairs = attempt.repairs
+            if control.may_answer and not message.get("tool_calls"):
+                return _text_answer(state, decision, message, execute)
         calls, problems = check_answer(
             message,
             offered_tools,
@@ -412,10 +422,10 @@ def _told_escalation(config: Config, state: _Run) -> tuple[Notify, ...]:
 
 
 def _ask_for_calls(
-    config: Config, state: _Run, offered: Sequence[str], number: int
+    config: Config, state: _Run, offered: Sequence[str], number: int, *, may_answer: bool
 ) -> Generator[Effect, Any, tuple[Attempt, dict[str, Any]]]:
     """One stage-2 request; the attempt record and the answer (calls read from text too)."""
-    params = _call_params(config, state.history, offered)
+    params = _call_params(config, state.history, offered, may_answer=may_answer)
     answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
     state.usage += answer.usage
     attempt = Attempt(
@@ -557,12 +567,11 @@ def _route(
 def _plain_answer(
     config: Config, state: _Run, decision: RouteDecision
 ) -> Generator[Effect, Any, ToolCallResult]:
+    # Sent without `tools` (and so without `tool_choice`, which vLLM refuses alone): with
+    # the tools in the prompt, `tool_choice="none"` or not, a small model writes a call as
+    # its text answer (Qwen2.5-Coder-0.5B asked the capital of France answers with a
+    # get_weather call). Earlier calls and tool messages stay in the history.
     params: dict[str, Any] = {"model": config.model, "messages": list(state.history)}
-    if config.tools:
-        # vLLM rejects tool_choice without tools; with tools it still renders them into
-        # the prompt, which keeps the model's view of the conversation consistent.
-        params["tools"] = [config.schemas[name] for name in config.tools]
-        params["tool_choice"] = "none"
     _common_params(config, params)
     answer: Answer = yield ChatRequest(STAGE_ANSWER, params)
     state.usage += answer.usage
@@ -577,20 +586,37 @@ def _plain_answer(
     )
 
 
+def _text_answer(
+    state: _Run, decision: RouteDecision, message: Mapping[str, Any], execute: bool
+) -> ToolCallResult:
+    """A step that may answer did: its text ends the run (calls that ran before stay)."""
+    content = message.get("content") or None
+    state.history.append({"role": "assistant", "content": content})
+    return ToolCallResult(
+        called=False,
+        calls=list(state.executed) if execute else [],
+        content=content,
+        attempts=state.attempts,
+        messages=state.history,
+        route=decision,
+        usage=state.usage,
+    )
+
+
 def _shortlist(config: Config, decision: RouteDecision) -> list[str]:
     known = [name for name in dict.fromkeys(decision.tools) if name in config.tools]
     return known or list(config.tools)
 
 
 def _call_params(
-    config: Config, history: list[dict[str, Any]], offered: Sequence[str]
+    config: Config, history: list[dict[str, Any]], offered: Sequence[str], *, may_answer: bool
 ) -> dict[str, Any]:
     params: dict[str, Any] = {
         "model": config.model,
         "messages": list(history),
         "tools": [config.schemas[name] for name in offered],
     }
-    if config.tool_choice == "auto":
+    if config.tool_choice == "auto" or may_answer:
         params["tool_choice"] = "auto"
     elif len(offered) == 1:
         params["tool_choice"] = {"type": "function", "function": {"name": offered[0]}}

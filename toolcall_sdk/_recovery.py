@@ -6,8 +6,8 @@ the call markup in `content`. The calls are read back with `toolcall_sdk.parsing
 parsers, never `eval`) and validated like any other; the attempt is flagged `parser_miss`.
 With the offered tools' names, the forms small models write outside any format are read
 too (a call in a Markdown fence, a bare Python call of an offered tool, GLM-4's name line),
-each recorded as a repair. Answers the user asked to be text (`tool_choice="none"`) are
-never searched.
+each recorded as a repair. Plain answers (stage 1 said "no tool", so the request carried no
+tools) are never searched.
 
 A call named `math.factorial` when `math_factorial` is offered (or the reverse) is renamed
 when exactly one offered tool matches, and the repair recorded; otherwise the name stays,

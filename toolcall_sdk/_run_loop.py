@@ -1,12 +1,16 @@
 """The agent loop, free of I/O: `run(messages, max_steps=N)` for both clients.
 
 `run_flow()` drives one `flow()` per step and passes its effects through. Each step is the
-whole pipeline (route, force, validate, retry, execute); the tool results go back as `tool`
-messages and the next step starts at stage 1, until a step answers in text. On the way it
-enforces the run's bounds: `max_steps`, the usage limits (checked before each request, so
-the request that would pass them is never sent) and the loop guard; and it turns a step
-paused for approval into `ApprovalRequired`, whose JSON state `resume` picks up. When hooks
-listen it tells each step's start and end (`StepStarted`, `StepFinished`).
+whole pipeline (route, call, validate, retry, execute); the tool results go back as `tool`
+messages and the next step starts at stage 1, until a step answers in text. The first step
+forces its call; a later one (which follows a step whose calls ran) lets the model answer
+(`tool_choice="auto"`), unless the run forces every step (`force="every_step"`). On the
+way it enforces the run's bounds: `max_steps`, the usage limits (checked before each
+request, so the request that would pass them is never sent) and the loop guard; and it
+turns a step paused for approval into `ApprovalRequired`, whose JSON state `resume` picks
+up. Any error it raises carries the steps finished so far (`.steps`) and every call of the
+run that ran (`.executed`). When hooks listen (or `stream_run` shows the steps) it tells
+each step's start and end (`StepStarted`, `StepFinished`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from toolcall_sdk._errors import (
     ApprovalRequired,
     LoopDetected,
     MaxStepsExceeded,
+    RunStopped,
+    ToolCallError,
     TransportError,
     UsageLimitExceeded,
 )
@@ -36,7 +42,7 @@ from toolcall_sdk._pipeline import (
     StepPaused,
     flow,
 )
-from toolcall_sdk._results import PendingCall, Step, ToolCallResult, Usage
+from toolcall_sdk._results import PendingCall, Step, ToolCall, ToolCallResult, Usage
 from toolcall_sdk._run_state import RunLimits, SavedRun, encode_state
 
 __all__ = ["RunLimits", "run_flow"]
@@ -64,7 +70,12 @@ class _Loop:
             effect = next(steps)
             while True:
                 if isinstance(effect, ChatRequest):
-                    self._check_limits(effect)
+                    try:
+                        self._check_limits(effect)
+                    except UsageLimitExceeded as stop:
+                        # Into the step, which adds the calls it ran before re-raising it.
+                        effect = steps.throw(stop)
+                        continue
                 try:
                     reply = yield effect
                 except GeneratorExit:
@@ -114,10 +125,22 @@ class _Loop:
             steps=self.steps,
         )
 
+    def executed(self) -> list[ToolCall]:
+        """Every call of the finished steps whose business function ran, in order."""
+        return [call for step in self.steps for call in step.calls if call.executed]
+
+    def told(self, error: ToolCallError) -> ToolCallError:
+        """`error`, raised out of a step, with the run so far: `.steps` and `.executed`."""
+        if not isinstance(error, RunStopped):  # a bound's steps are set where it is raised
+            error.steps = list(self.steps)
+        # The step set what it had run itself; the earlier steps' calls ran too.
+        error.executed = [*self.executed(), *error.executed]
+        return error
+
     def result(self, last: ToolCallResult) -> ToolCallResult:
         return ToolCallResult(
             called=any(step.called for step in self.steps),
-            calls=[call for step in self.steps for call in step.calls if call.executed],
+            calls=self.executed(),
             content=last.content,
             attempts=[attempt for step in self.steps for attempt in step.attempts],
             messages=last.messages,
@@ -175,7 +198,14 @@ def run_flow(
         )
     limits = loop.limits
     while True:
-        control = StepControl(number=number, deps=deps, guard=loop.guard, resume=resume)
+        control = StepControl(
+            number=number,
+            deps=deps,
+            guard=loop.guard,
+            resume=resume,
+            # Steps after the first follow one whose calls ran: the model may answer now.
+            may_answer=number > 1 and limits.force == "first_step",
+        )
         resume = None
         if config.observe:
             yield Notify(StepStarted(number))
@@ -185,23 +215,22 @@ def run_flow(
             )
         except StepPaused as paused:
             raise _approval_required(loop, paused, number) from None
-        except TransportError as exc:
-            # The step said what it had done; the earlier steps' calls ran too.
-            exc.attempts = [*(a for step in loop.steps for a in step.attempts), *exc.attempts]
-            exc.executed = [
-                *(c for step in loop.steps for c in step.calls if c.executed),
-                *exc.executed,
-            ]
+        except ToolCallError as exc:
+            if isinstance(exc, TransportError):
+                exc.attempts = [*(a for step in loop.steps for a in step.attempts), *exc.attempts]
+            loop.told(exc)
             raise
         except LoopStop as stop:
-            raise LoopDetected(
-                f"the model called {stop.name} with the same arguments {stop.arguments} in "
-                f"{stop.count} steps, after being told it already had the result; the run "
-                "was stopped. The steps so far are in .steps",
-                tool_name=stop.name,
-                arguments=stop.arguments,
-                count=stop.count,
-                steps=loop.steps,
+            raise loop.told(
+                LoopDetected(
+                    f"the model called {stop.name} with the same arguments {stop.arguments} "
+                    f"in {stop.count} steps, after being told it already had the result; the "
+                    "run was stopped. The steps so far are in .steps",
+                    tool_name=stop.name,
+                    arguments=stop.arguments,
+                    count=stop.count,
+                    steps=loop.steps,
+                )
             ) from None
         step = Step(
             number=number,
@@ -219,12 +248,19 @@ def run_flow(
         if limits.max_steps == 1 or not result.called:
             return loop.result(result)
         if number >= limits.max_steps:
-            raise MaxStepsExceeded(
-                f"the model was still calling tools after max_steps={limits.max_steps} "
-                "steps (their calls ran; see .steps). Raise max_steps, or check that the "
-                "router can answer 'no tool' (router='always' never ends a run)",
-                max_steps=limits.max_steps,
-                steps=loop.steps,
+            forced = (
+                " (force='every_step' forces a call at every step: only a router that says "
+                "'no tool' ends such a run)"
+                if limits.force == "every_step"
+                else ""
+            )
+            raise loop.told(
+                MaxStepsExceeded(
+                    f"the model was still calling tools after max_steps={limits.max_steps} "
+                    f"steps (their calls ran; see .steps). Raise max_steps{forced}",
+                    max_steps=limits.max_steps,
+                    steps=loop.steps,
+                )
             )
         number += 1
 
@@ -273,11 +309,14 @@ def _approval_required(loop: _Loop, paused: StepPaused, number: int) -> Approval
         for call in paused.pending
     ]
     names = ", ".join(f"{call.name} ({call.id})" for call in pending)
-    return ApprovalRequired(
+    error = ApprovalRequired(
         f"call(s) waiting for approval before they run: {names}. Nothing of this answer "
         "ran. Show .pending to a person, then call "
-        "client.resume(err.state, approvals={call_id: True or False})",
+        "client.resume(err.state, approvals={call_id: True or False}) once",
         pending=pending,
         state=encode_state(saved, [*loop.steps, step]),
+        state_id=saved.id,
         steps=[*loop.steps, step],
     )
+    error.executed = [*loop.executed(), *paused.executed]
+    return error

@@ -1,12 +1,13 @@
 """What a run carries across an approval pause, as JSON (never pickle).
 
-`ApprovalRequired.state` is `encode_state(...)`: the conversation, the run's limits and
-counters, the loop guard's records, a summary of the finished steps and the paused answer
-(its calls with their raw arguments). `resume()` reads it back with `decode_state`, which
-refuses anything it cannot trust with a `ResumeError`. The checksum catches a state that
-was edited or cut short; it is not a signature (anyone can recompute it), so a state handed
-to an untrusted party must be kept server-side. The paused calls' arguments are validated
-again on resume, with the tools' own models.
+`ApprovalRequired.state` is `encode_state(...)`: a unique id, the conversation, the run's
+limits (and `force`) and counters, the loop guard's records, a summary of the finished steps
+and the paused answer (its calls with their raw arguments). `resume()` reads it back with
+`decode_state`, which refuses anything it cannot trust with a `ResumeError`; the id is what
+the client's resume ledger claims, so each state is resumed once (`_resume_ledger`). The
+checksum catches a state that was edited or cut short; it is not a signature (anyone can
+recompute it), so a state handed to an untrusted party must be kept server-side. The paused
+calls' arguments are validated again on resume, with the tools' own models.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 from toolcall_sdk._errors import ResumeError
 from toolcall_sdk._loop_guard import Seen
@@ -24,20 +26,34 @@ from toolcall_sdk._results import Attempt, RequestSummary, Step, Usage
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing import RouteDecision
 
-__all__ = ["RunLimits", "SavedRun", "check_approvals", "decode_state", "encode_state"]
+__all__ = [
+    "FORCES",
+    "Force",
+    "RunLimits",
+    "SavedRun",
+    "check_approvals",
+    "decode_state",
+    "encode_state",
+]
 
 _KIND = "toolcall_sdk.run_state"
 _VERSION = 1
 
+# Which steps of a run force a call at stage 2: only the first (later steps, which follow a
+# step whose calls ran, ask with `tool_choice="auto"` so the model may answer), or every one.
+Force = Literal["first_step", "every_step"]
+FORCES: tuple[Force, ...] = ("first_step", "every_step")
+
 
 @dataclass(frozen=True, slots=True)
 class RunLimits:
-    """The bounds of one `run()` (see `_options.RunOptions`)."""
+    """The bounds of one `run()` and what it forces (see `_options.RunOptions`)."""
 
     max_steps: int = 1
     max_requests: int | None = None
     max_tokens_total: int | None = None
     loop_guard: int | None = 3
+    force: Force = "first_step"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +71,8 @@ class SavedRun:
     attempt: Attempt
     message: dict[str, Any]
     pending: tuple[str, ...]  # the ids of the calls waiting for a decision
+    # Two pauses of the same conversation are still two states: each may be resumed once.
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 
 def encode_state(saved: SavedRun, steps: Sequence[Step]) -> str:
@@ -63,6 +81,7 @@ def encode_state(saved: SavedRun, steps: Sequence[Step]) -> str:
     payload: dict[str, Any] = {
         "kind": _KIND,
         "version": _VERSION,
+        "id": saved.id,
         "messages": saved.messages,
         "step": saved.step,
         "limits": asdict(saved.limits),
@@ -118,7 +137,8 @@ def decode_state(text: str, tools: Mapping[str, Tool[..., Any]]) -> SavedRun:
             "resume only the exact text of ApprovalRequired.state"
         )
     try:
-        saved = _saved_run(payload)
+        # A state written before states had ids is known by its checksum.
+        saved = _saved_run(payload, state_id=str(payload.get("id") or checksum))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ResumeError(f"state is incomplete: {type(exc).__name__}: {exc}") from exc
     missing = sorted({*saved.offered} - set(tools))
@@ -160,13 +180,16 @@ def check_approvals(saved: SavedRun, approvals: Any) -> dict[str, bool]:
     return {str(key): bool(value) for key, value in approvals.items()}
 
 
-def _saved_run(payload: dict[str, Any]) -> SavedRun:
+def _saved_run(payload: dict[str, Any], *, state_id: str) -> SavedRun:
     attempt = payload["attempt"]
     request = attempt["request"]
+    limits = RunLimits(**payload["limits"])
+    if limits.force not in FORCES:
+        raise ValueError(f"force must be one of {FORCES} (got {limits.force!r})")
     return SavedRun(
         messages=_dicts(payload["messages"]),
         step=_positive(payload["step"], "step"),
-        limits=RunLimits(**payload["limits"]),
+        limits=limits,
         requests=int(payload["requests"]),
         usage=Usage(**payload["usage"]),
         seen=[Seen(**item) for item in payload["seen"]],
@@ -184,6 +207,7 @@ def _saved_run(payload: dict[str, Any]) -> SavedRun:
         ),
         message=dict(payload["message"]),
         pending=tuple(str(call_id) for call_id in payload["pending"]),
+        id=state_id,
     )
 
 

@@ -96,8 +96,15 @@ class AsyncTwin:
         return self._loop.run_until_complete(self._client.resume(*args, **kwargs))
 
     def stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        events = self._client.stream(*args, **kwargs)
+        return self._iterate(self._client.stream(*args, **kwargs))
 
+    def stream_run(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        return self._iterate(self._client.stream_run(*args, **kwargs))
+
+    def stream_resume(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        return self._iterate(self._client.stream_resume(*args, **kwargs))
+
+    def _iterate(self, events: AsyncIterator[Any]) -> Iterator[Any]:
         async def next_event(iterator: AsyncIterator[Any]) -> tuple[bool, Any]:
             try:
                 return True, await anext(iterator)

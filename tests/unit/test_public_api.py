@@ -12,6 +12,7 @@ from toolcall_sdk import ToolCallError
 from toolcall_sdk.cli import app
 
 EXPORTED = [
+    "AlreadyResumed",
     "AlwaysRouter",
     "ApprovalRequired",
     "AsyncToolCallClient",
@@ -28,6 +29,7 @@ EXPORTED = [
     "EndpointNotFoundError",
     "FieldError",
     "HybridRouter",
+    "InMemoryResumeLedger",
     "InvalidArgumentError",
     "LLMRouter",
     "LoopDetected",
@@ -45,12 +47,14 @@ EXPORTED = [
     "RequestSummary",
     "ResponseTooLargeError",
     "ResumeError",
+    "ResumeLedger",
     "RetryPolicy",
     "RouteDecision",
     "Router",
     "RouterError",
     "RunContext",
     "RunStopped",
+    "SQLiteResumeLedger",
     "ServerConnectionError",
     "ServerError",
     "ServerState",
@@ -99,7 +103,7 @@ def test_every_error_derives_from_the_root() -> None:
         and issubclass(obj, Exception)
         and obj is not toolcall_sdk.ModelRetry
     ]
-    assert len(errors) == 32
+    assert len(errors) == 33
     assert all(issubclass(error, ToolCallError) for error in errors)
     assert not issubclass(toolcall_sdk.ModelRetry, ToolCallError)  # a signal, not an error
 

@@ -27,7 +27,11 @@ class AlwaysRouter:
 
 
 class NeverRouter:
-    """Never call a tool: every request gets a plain answer with `tool_choice="none"`."""
+    """Never call a tool: every request gets a plain answer, asked without the tools.
+
+    The plain-answer request carries no `tools` (and so no `tool_choice`): with the tools in
+    its prompt a small model tends to write a call as its text answer.
+    """
 
     name = "never"
 

@@ -98,7 +98,7 @@ def test_plain_answer_streams_its_text(make_client: ClientFactory, get_weather: 
     [request] = model.chat_requests
     assert request.stage == "answer"
     assert request.stream is True
-    assert request.tool_choice == "none"
+    assert (request.tools, request.tool_choice) == (None, None)
 
 
 def test_one_call(make_client: ClientFactory, get_weather: Any) -> None:

@@ -150,7 +150,8 @@ def test_llm_router_flow_becomes_a_route_request_with_the_clients_model() -> Non
     assert route.params["model"] == "m"
     assert route.params["response_format"]["type"] == "json_schema"
     assert answer.stage == "answer"
-    assert answer.params["tool_choice"] == "none"
+    assert "tools" not in answer.params
+    assert "tool_choice" not in answer.params
     assert result.called is False
     assert result.content == "Hi!"
     assert result.usage == Usage(6, 4)  # the routing request counts too

@@ -162,7 +162,7 @@ async def test_tool_choice_none_is_a_plain_answer() -> None:
     assert response.headers["x-toolcall-route-by"] == "tool_choice=none"
     assert response.headers["x-toolcall-attempts"] == "0"
     [request] = model.chat_requests  # no router probe
-    assert request.tool_choice == "none"
+    assert (request.tools, request.tool_choice) == (None, None)
     assert request.stage == "answer"
 
 

@@ -324,7 +324,7 @@ def test_client_with_embedding_router_answers_small_talk_plainly(
     assert result.content == "Hello! How can I help?"
     (request,) = model.requests
     assert request.stage == "answer"
-    assert request.tool_choice == "none"
+    assert (request.tools, request.tool_choice) == (None, None)
 
 
 @requires_router_extra

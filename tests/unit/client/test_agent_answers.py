@@ -1,0 +1,206 @@
+"""After its tools ran, a run's next step lets the model answer (`force="first_step"`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+
+from toolcall_sdk import ApprovalRequired, MaxStepsExceeded, tool
+from toolcall_sdk.errors import InvalidArgumentError
+from toolcall_sdk.testing import ScriptedModel, text, tool_call
+
+from ..conftest import ClientFactory, Ledger
+
+NAMED = {"type": "function", "function": {"name": "get_weather"}}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_forced_run_ends_with_the_text_the_model_writes_after_its_call(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger, stream: bool
+) -> None:
+    model = ScriptedModel(
+        [tool_call("get_weather", {"city": "Oslo"}), text("It is 18 degrees in Oslo.")]
+    )
+    client = make_client(model, [get_weather], router="always")
+
+    result = client.run("Weather in Oslo?", max_steps=5, stream=stream)
+
+    assert result.content == "It is 18 degrees in Oslo."
+    assert ledger.count("get_weather") == 1
+    assert [(s.number, s.called) for s in result.steps] == [(1, True), (2, False)]
+    assert [c.output for c in result.calls] == ["18 degrees celsius in Oslo"]
+    first, second = model.chat_requests
+    assert (first.stage, first.tool_choice, first.temperature) == ("call", NAMED, 0.0)
+    assert first.messages == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert (second.stage, second.tool_choice, second.temperature) == ("call", "auto", 0.0)
+    assert [t["function"]["name"] for t in second.tools or []] == ["get_weather"]
+    assert second.messages == [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
+    ]
+    assert result.messages == [
+        *second.messages,
+        {"role": "assistant", "content": "It is 18 degrees in Oslo."},
+    ]
+    # The answering step made one stage-2 attempt: it asked, and the model answered.
+    assert [len(s.attempts) for s in result.steps] == [1, 1]
+    assert result.steps[1].attempts[0].problems == []
+
+
+def test_force_every_step_keeps_forcing_until_max_steps(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    cities = itertools.count(1)
+    model = ScriptedModel(lambda request: tool_call("get_weather", {"city": f"C{next(cities)}"}))
+    client = make_client(model, [get_weather], router="always", force="every_step")
+
+    with pytest.raises(MaxStepsExceeded) as stopped:
+        client.run("weather everywhere", max_steps=3)
+
+    assert [r.tool_choice for r in model.chat_requests] == [NAMED, NAMED, NAMED]
+    assert ledger.count("get_weather") == 3
+    assert "force='every_step'" in str(stopped.value)
+
+
+def test_force_every_step_feeds_back_a_text_answer_as_before(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel(
+        [
+            tool_call("get_weather", {"city": "Oslo"}),
+            text("It is 18 degrees in Oslo."),
+            tool_call("get_weather", {"city": "Hue"}),
+        ]
+    )
+    client = make_client(model, [get_weather], router="always", max_retries=1)
+
+    with pytest.raises(MaxStepsExceeded):
+        client.run("weather", max_steps=2, force="every_step")  # the run's own choice
+
+    second, third = model.chat_requests[1:]
+    assert second.tool_choice == third.tool_choice == NAMED
+    assert third.messages[-1]["role"] == "user"
+    assert "a tool call is required" in third.messages[-1]["content"]
+    assert ledger.count("get_weather") == 2
+
+
+def test_a_runs_force_overrides_the_clients(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"}), text("18 degrees.")])
+    client = make_client(model, [get_weather], force="every_step")
+
+    result = client.run("weather", max_steps=3, force="first_step")
+
+    assert result.content == "18 degrees."
+    assert [r.tool_choice for r in model.chat_requests] == [NAMED, "auto"]
+
+
+def test_a_call_left_in_the_text_of_an_answering_step_is_still_read_and_run(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    leaked = '<tool_call>{"name": "get_weather", "arguments": {"city": "Hue"}}</tool_call>'
+    model = ScriptedModel(
+        [tool_call("get_weather", {"city": "Oslo"}), text(leaked), text("Oslo 18, Hue 18.")]
+    )
+    client = make_client(model, [get_weather], model_id="Qwen/Qwen2.5-7B-Instruct")
+
+    result = client.run("Weather in Oslo and Hue?", max_steps=4)
+
+    assert result.content == "Oslo 18, Hue 18."
+    assert [c.arguments.model_dump()["city"] for c in result.calls] == ["Oslo", "Hue"]
+    assert result.steps[1].attempts[0].parser_miss is True
+    assert [r.tool_choice for r in model.chat_requests] == [NAMED, "auto", "auto"]
+
+
+def test_an_invalid_call_of_an_answering_step_gets_feedback_then_may_answer(
+    make_client: ClientFactory, create_invoice: Any, ledger: Ledger
+) -> None:
+    good = {"customer_id": "CUS-000042", "amount_vnd": 10, "due_date": "2030-12-31"}
+    model = ScriptedModel(
+        [
+            tool_call("create_invoice", good),
+            tool_call("create_invoice", {**good, "customer_id": "CUS-42"}),
+            text("Invoice INV-1 is created."),
+        ]
+    )
+    client = make_client(model, [create_invoice])
+
+    result = client.run("invoice", max_steps=4)
+
+    assert result.content == "Invoice INV-1 is created."
+    assert ledger.count("create_invoice") == 1
+    assert [len(s.attempts) for s in result.steps] == [1, 2]
+    assert result.steps[1].attempts[0].error_kinds == ["invalid_arguments"]
+    third = model.chat_requests[2]
+    assert third.tool_choice == "auto"
+    assert third.messages[-1]["content"].startswith("VALIDATION_ERROR in create_invoice")
+
+
+def test_the_loop_guards_feedback_can_now_be_answered(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    oslo = tool_call("get_weather", {"city": "Oslo"})
+    model = ScriptedModel([oslo, oslo, text("18 degrees in Oslo.")])
+    client = make_client(model, [get_weather])  # router "always"
+
+    result = client.run("Weather in Oslo?", max_steps=5, loop_guard=2)
+
+    assert result.content == "18 degrees in Oslo."
+    assert ledger.count("get_weather") == 1
+    assert result.steps[1].calls[0].skipped == "repeated"
+
+
+def test_a_paused_run_keeps_its_force_across_resume(
+    make_client: ClientFactory, ledger: Ledger
+) -> None:
+    @tool(requires_approval=True)
+    def send_payment(account: str) -> str:
+        """Send a payment."""
+        ledger.calls.append(("send_payment", {"account": account}))
+        return "PAY-1"
+
+    model = ScriptedModel(
+        [tool_call("send_payment", {"account": "A-1"}), tool_call("send_payment", {"account": "B"})]
+    )
+    client = make_client(model, [send_payment])
+    with pytest.raises(ApprovalRequired) as paused:
+        client.run("pay", max_steps=2, force="every_step")
+    assert json.loads(paused.value.state)["limits"]["force"] == "every_step"
+
+    with pytest.raises(ApprovalRequired):  # step 2 forced again, and pauses in turn
+        client.resume(paused.value.state, approvals={"call_1": True})
+
+    assert [r.tool_choice for r in model.chat_requests][1]["function"]["name"] == "send_payment"
+    assert ledger.count("send_payment") == 1
+
+
+@pytest.mark.parametrize("where", ["client", "run"])
+def test_an_unknown_force_is_refused(
+    make_client: ClientFactory, get_weather: Any, where: str
+) -> None:
+    model = ScriptedModel([])
+    force: Any = "always"
+
+    def attempt() -> Any:
+        if where == "client":
+            return make_client(model, [get_weather], force=force)
+        return make_client(model, [get_weather]).run("weather", force=force)
+
+    with pytest.raises(InvalidArgumentError, match="force must be one of 'first_step'"):
+        attempt()
+    assert model.chat_requests == []
