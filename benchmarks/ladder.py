@@ -32,9 +32,12 @@ from rich.console import Console
 
 from toolcall_sdk._errors import ToolCallError
 from toolcall_sdk.evals._cli import gather_cases, run_eval_command
-from toolcall_sdk.evals._files import JSON_FILE
-from toolcall_sdk.evals._pipelines import LADDER
+from toolcall_sdk.evals._files import JSON_FILE, write_reports
+from toolcall_sdk.evals._outdir import RESULTS_FILE
+from toolcall_sdk.evals._pipelines import LADDER, describe_settings
 from toolcall_sdk.evals._preflight import preflight
+from toolcall_sdk.evals._report import build_report
+from toolcall_sdk.evals._runner import load_records
 from toolcall_sdk.evals._seed import SEED_PASS_RATES, SEED_SOURCE, seed_text
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS, EvalSettings
 
@@ -42,6 +45,7 @@ REPO: Final = Path(__file__).resolve().parents[1]
 INVOICES: Final = REPO / "evals" / "invoices.jsonl"
 BFCL_CATEGORIES: Final = ("simple_python", "multiple", "parallel", "irrelevance")
 SUMMARY_FILE: Final = "summary.md"
+COMBINED_DIR: Final = "all"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -122,7 +126,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / SUMMARY_FILE).write_text(summary, encoding="utf-8")
     console.print(summary, markup=False, highlight=False)
     console.print(f"wrote {out / SUMMARY_FILE}", markup=False)
+    written = write_combined(out, [name for name, *_ in sources], settings)
+    console.print("wrote " + ", ".join(str(p) for p in written), markup=False)
     return code
+
+
+def write_combined(out: Path, names: Sequence[str], settings: EvalSettings) -> list[Path]:
+    """One report over every source's finished pairs: `OUT/all/{report.*,ladder.svg}`.
+
+    Each source's cases keep their own ids and categories, so the combined taxonomy, costs
+    and latencies are those of all the cases together.
+    """
+    records: list[dict[str, Any]] = []
+    for name in names:
+        records.extend(load_records(out / name / RESULTS_FILE).values())
+    meta: dict[str, Any] = {**describe_settings(settings), "cases": "+".join(names)}
+    return write_reports(build_report(records, meta), records, out / COMBINED_DIR)
 
 
 def summary_markdown(out: Path, names: Sequence[str]) -> str:

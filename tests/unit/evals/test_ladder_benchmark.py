@@ -44,7 +44,15 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
 
     printed = capsys.readouterr().out
     assert code == 0, printed
-    assert sorted(p.name for p in out.iterdir()) == sorted([*SOURCES, "summary.md"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([*SOURCES, "all", "summary.md"])
+    # One report over every source: each rung holds all the cases.
+    combined = json.loads((out / "all" / "report.json").read_text())
+    total = sum(
+        json.loads((out / name / "report.json").read_text())["ladder"][0]["cases"]
+        for name in SOURCES
+    )
+    assert [row["cases"] for row in combined["ladder"]] == [total] * len(combined["ladder"])
+    assert (out / "all" / "ladder.svg").read_text().startswith("<svg")
     assert len(wrong_server.chat_requests) == 2 * len(SOURCES)  # the auto rung only
     for name in SOURCES:
         report = json.loads((out / name / "report.json").read_text())
