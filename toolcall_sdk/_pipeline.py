@@ -441,6 +441,8 @@ def _ask_for_calls(
     if config.recover and not message.get("tool_calls"):
         schemas = {name: config.schemas[name]["function"]["parameters"] for name in offered}
         recovered = recover_calls(message, hint=config.model, attempt=number, tools=schemas)
+        if recovered is not None and params.get("tool_choice") == "auto":
+            recovered = _offered_only(recovered, offered)
         if recovered is not None:
             message, read_as = recovered
             attempt.parser_miss = True
@@ -451,6 +453,24 @@ def _ask_for_calls(
     message, renamed = repair_tool_names(message, offered)
     attempt.repairs.extend(renamed)
     return attempt, message
+
+
+def _offered_only(
+    recovered: tuple[dict[str, Any], list[str]], offered: Sequence[str]
+) -> tuple[dict[str, Any], list[str]] | None:
+    """Under `auto`, only calls to offered tools are calls: the rest of the text is an answer.
+
+    A small model that may answer in text often writes an object naming a tool it invented
+    (`{"name": "Joke", ...}`); read as a call, it would be fed back as an unknown tool and
+    retried, where the server's own parser (and the model) meant text. Names the repairs can
+    map to an offered tool count as offered.
+    """
+    message, read_as = recovered
+    repaired, renamed = repair_tool_names(message, offered)
+    calls = [c for c in repaired.get("tool_calls") or () if _call_name(c) in offered]
+    if not calls:
+        return None
+    return {**repaired, "tool_calls": calls}, [*read_as, *renamed]
 
 
 def _call_name(call: Any) -> str:

@@ -127,6 +127,22 @@ def test_a_call_left_in_the_text_of_an_answering_step_is_still_read_and_run(
     assert [r.tool_choice for r in model.chat_requests] == [NAMED, "auto", "auto"]
 
 
+def test_an_object_naming_an_unoffered_tool_in_an_answering_step_is_the_answer(
+    make_client: ClientFactory, get_weather: Any, ledger: Ledger
+) -> None:
+    # What Qwen2.5-Coder writes after a tool result: an object naming a tool nobody offered.
+    invented = '{"name": "summarize_weather", "arguments": {"city": "Oslo"}}'
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"}), text(invented)])
+    client = make_client(model, [get_weather], model_id="Qwen/Qwen2.5-Coder-0.5B-Instruct")
+
+    result = client.run("Weather in Oslo?", max_steps=4)
+
+    assert result.content == invented  # the text, as the server's own parser leaves it
+    assert len(model.chat_requests) == 2  # no feedback round on a tool nobody offered
+    assert result.steps[1].attempts[0].parser_miss is False
+    assert [c.name for c in result.calls] == ["get_weather"]
+
+
 def test_an_invalid_call_of_an_answering_step_gets_feedback_then_may_answer(
     make_client: ClientFactory, create_invoice: Any, ledger: Ledger
 ) -> None:
