@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import subprocess
 import sys
 import time
@@ -35,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--demo", default="0.5b", help="which demo model (0.5b or 1.5b)")
     parser.add_argument("--vllm-python", help="the Python that runs vLLM (default: detected)")
     args, rest = parser.parse_known_args(argv)
+    # SIGTERM (a timeout, a kill) ends the run through the servers' exits, not around them:
+    # without this the two vLLM servers would outlive the script.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     model = resolve_demo_model(args.demo)
     python = args.vllm_python or demo_python(None)
     started = time.monotonic()
