@@ -97,6 +97,7 @@ from toolcall_sdk._transport import (
 )
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
+from toolcall_sdk.grounding import Grounder, GroundingSpec, resolve_grounding
 from toolcall_sdk.parsing import format_for
 from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 
@@ -148,6 +149,8 @@ class _ClientCore:
             recover=o["recover"],
             tool_choice=o["tool_choice"],
             observe=self._hooks is not None,
+            grounding=resolve_grounding(o["grounding"]),
+            grounder=Grounder(by_name, schemas),
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
@@ -210,27 +213,55 @@ class _ClientCore:
             streamed=streamed,
         )
 
-    def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
+    def _config_for(self, grounding: GroundingSpec | None) -> Config:
+        """The configuration of one call: the client's, with its own `grounding=` if given."""
+        if grounding is None:
+            return self._config
+        return dataclasses.replace(self._config, grounding=resolve_grounding(grounding))
+
+    def _flow(
+        self,
+        messages: MessagesInput,
+        *,
+        execute: bool,
+        context: Any,
+        grounding: GroundingSpec | None = None,
+    ) -> Steps:
         self._check_open()
+        config = self._config_for(grounding)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return flow(self._config, history, execute=execute, context=context)
+        return flow(config, history, execute=execute, context=context)
 
     def _run_flow(
-        self, messages: MessagesInput, *, context: Any, deps: Any, options: RunOptions
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any,
+        deps: Any,
+        options: RunOptions,
+        grounding: GroundingSpec | None = None,
     ) -> Steps:
         self._check_open()
+        config = self._config_for(grounding)
         limits = run_limits("run", options)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return run_flow(self._config, history, limits=limits, deps=deps, context=context)
+        return run_flow(config, history, limits=limits, deps=deps, context=context)
 
     def _resume_flow(
-        self, state: str, approvals: Mapping[str, bool], *, context: Any, deps: Any
+        self,
+        state: str,
+        approvals: Mapping[str, bool],
+        *,
+        context: Any,
+        deps: Any,
+        grounding: GroundingSpec | None = None,
     ) -> Steps:
         self._check_open()
+        config = self._config_for(grounding)
         saved = decode_state(state, self._config.tools)
         decided = check_approvals(saved, approvals)
         return run_flow(
-            self._config,
+            config,
             saved.messages,
             limits=saved.limits,
             deps=deps,
@@ -531,6 +562,13 @@ class ToolCallClient(_ClientCore):
         balance: How several servers share the requests (`BalancePolicy`): affinity
             (default `"call"`: a call's requests stay on one healthy server) and the
             cool-down of an unhealthy server. `servers` shows their state.
+        grounding: The grounding check of stage 2, after the schema and before anything
+            runs: each identifier, number and date of a call must be one the conversation
+            gives (user and tool messages, the system prompt), or the call goes back to
+            the model as an `ungrounded` problem. True (the default) checks those three
+            kinds; a `GroundingPolicy` names the kinds, the sources and a reference date
+            for relative dates; False turns it off. Per field: `Annotated[..., Grounded()]`
+            or `Derived()`. See docs/grounding.md.
         hooks: Functions (sync or async) given every stage of every call as a typed event
             (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
             a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is
@@ -567,7 +605,12 @@ class ToolCallClient(_ClientCore):
             ]
 
     def call(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Decide, call and validate; run nothing.
 
@@ -575,6 +618,7 @@ class ToolCallClient(_ClientCore):
             messages: A user message string, or a list of OpenAI chat messages.
             stream: Consume the server's stream; the result is the same as without.
             context: Validation context for this call (overrides the client's).
+            grounding: This call's grounding check (overrides the client's `grounding`).
 
         Returns:
             The result: `.called`, `.calls` (validated), `.content`, `.attempts`.
@@ -584,7 +628,7 @@ class ToolCallClient(_ClientCore):
             TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         return _final(self._events(steps, stream=stream, live=False, operation="call"))
 
     def run(
@@ -594,6 +638,7 @@ class ToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
         **options: Unpack[RunOptions],
     ) -> ToolCallResult:
         """Like `call()`, then run each validated call's function exactly once.
@@ -610,6 +655,8 @@ class ToolCallClient(_ClientCore):
             deps: Your per-run dependencies: given to tool parameters annotated
                 `RunContext[...]` (as `ctx.deps`), and to validators as `info.context`
                 (a `RunContext`) when set.
+            grounding: This run's grounding check (overrides the client's); the results
+                of earlier steps' tools count as sources.
             max_steps: Steps the run may take (default 1: one step, whatever it ends
                 with). Above 1, a step numbered `max_steps` that still calls tools raises
                 `MaxStepsExceeded` (its calls ran).
@@ -634,7 +681,9 @@ class ToolCallClient(_ClientCore):
             TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, grounding=grounding
+        )
         return _final(self._events(steps, stream=stream, live=False, operation="run"))
 
     def resume(
@@ -645,6 +694,7 @@ class ToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Continue a run that stopped with `ApprovalRequired`.
 
@@ -659,16 +709,23 @@ class ToolCallClient(_ClientCore):
             stream: Consume the server's streams.
             context: Validation context (the paused calls are validated again).
             deps: The run's dependencies (not part of the state: give them again).
+            grounding: The grounding check of the resumed run (overrides the client's).
 
         Raises:
             ResumeError: The state cannot be read or was altered, or `approvals` name a
                 call that is not pending, leave one out, or are not booleans.
             ApprovalRequired: A later answer waits for approval in turn.
         """
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        steps = self._resume_flow(state, approvals, context=context, deps=deps, grounding=grounding)
         return _final(self._events(steps, stream=stream, live=False, operation="resume"))
 
-    def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
+    def stream(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
+    ) -> Iterator[ToolCallEvent]:
         """Like `call()`, as events a UI can show while the model writes.
 
         The stage-2 (or plain answer) requests are streamed. Yields `ContentDelta`,
@@ -682,6 +739,7 @@ class ToolCallClient(_ClientCore):
         Args:
             messages: A user message string, or a list of OpenAI chat messages.
             context: Validation context for this call (overrides the client's).
+            grounding: This call's grounding check (overrides the client's).
 
         Yields:
             The events, in order.
@@ -692,7 +750,7 @@ class ToolCallClient(_ClientCore):
             TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         return self._events(steps, stream=True, live=True, operation="stream")
 
     def complete_embeds(
@@ -1004,11 +1062,16 @@ class AsyncToolCallClient(_ClientCore):
             ]
 
     async def call(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.call`."""
         await self._embeds.acheck(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="call"))
 
     async def run(
@@ -1018,11 +1081,14 @@ class AsyncToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
         **options: Unpack[RunOptions],
     ) -> ToolCallResult:
         """Async `ToolCallClient.run`; the calls of one answer run concurrently."""
         await self._embeds.acheck(messages, self._clients[0])
-        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, grounding=grounding
+        )
         return await _afinal(self._events(steps, stream=stream, live=False, operation="run"))
 
     async def resume(
@@ -1033,16 +1099,21 @@ class AsyncToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
-        steps = self._resume_flow(state, approvals, context=context, deps=deps)
+        steps = self._resume_flow(state, approvals, context=context, deps=deps, grounding=grounding)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(
-        self, messages: MessagesInput, *, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         events = self._events(steps, stream=True, live=True, operation="stream")
         return self._embeds.guarded(messages, self._clients[0], events)
 

@@ -50,6 +50,7 @@ from toolcall_sdk._results import (
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
+from toolcall_sdk.grounding import Grounder, GroundingPolicy
 from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
 
 __all__ = [
@@ -94,6 +95,9 @@ class Config:
     tool_choice: str = "required"  # one of TOOL_CHOICES
     # Hooks listen: yield the events only they read (a client without hooks builds none).
     observe: bool = False
+    # What the grounding check looks at (None: no check), and the check of these tools.
+    grounding: GroundingPolicy | None = None
+    grounder: Grounder | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +320,8 @@ def _step_flow(
             finish_reason=attempt.finish_reason,
             repairs=repairs,
         )
+        if config.grounding is not None and calls:
+            calls, problems = _grounded(config, config.grounding, message, calls, problems, state)
         yield from _told_repairs(config, state.step, number, repairs)
         assistant = assistant_history_entry(message)
 
@@ -379,6 +385,27 @@ def _step_flow(
         attempts=state.attempts,
         executed=state.executed,
     )
+
+
+def _grounded(
+    config: Config,
+    policy: GroundingPolicy,
+    message: Mapping[str, Any],
+    calls: list[ToolCall],
+    problems: list[Problem],
+    state: _Run,
+) -> tuple[list[ToolCall], list[Problem]]:
+    """The schema-valid calls whose values the conversation gives, and every problem of the
+    answer (the `ungrounded` ones added, all in call order)."""
+    grounder = config.grounder or Grounder(config.tools, config.schemas)
+    # The sources are the messages this answer replied to, as sent (feedback included: the
+    # check itself leaves the SDK's notes out).
+    grounded, ungrounded = grounder.check(calls, state.history, policy)
+    if not ungrounded:
+        return grounded, problems
+    order = {str(c.get("id")): i for i, c in enumerate(message.get("tool_calls") or [])}
+    merged = sorted([*problems, *ungrounded], key=lambda p: order.get(str(p.call_id), len(order)))
+    return grounded, merged
 
 
 # The `_told_*` functions return the Notify effects to yield (`yield from` them): none when

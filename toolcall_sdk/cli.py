@@ -413,6 +413,14 @@ def eval_(
     max_retries: Annotated[
         int, typer.Option("--max-retries", help="Feedback retries of the full pipeline.")
     ] = 2,
+    grounding: Annotated[
+        str,
+        typer.Option(
+            "--grounding",
+            help="The full pipeline's grounding check: default (identifiers and dates), all "
+            "(numbers too) or off.",
+        ),
+    ] = "default",
     bfcl: Annotated[
         str | None,
         typer.Option(
@@ -470,6 +478,7 @@ def eval_(
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
+    from toolcall_sdk.grounding import CHOICES
 
     chosen = pipeline or list(LADDER)
     unknown = [p for p in chosen if p not in LADDER]
@@ -479,6 +488,8 @@ def eval_(
         raise typer.BadParameter("--router must be llm, always or never")
     if max_tokens < 0:
         raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
+    if grounding not in CHOICES:
+        raise typer.BadParameter(f"--grounding must be one of {', '.join(CHOICES)}")
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
         served = preflight(base_url, model=model, api_key=api_key, timeout=timeout)
@@ -495,6 +506,7 @@ def eval_(
         timeout=timeout,
         max_tokens=max_tokens or None,
         wrong_parser_base_url=wrong_parser_base_url,
+        grounding=grounding,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
     try:
@@ -572,6 +584,14 @@ def proxy(
         ),
     ] = "required",
     timeout: Annotated[float, typer.Option(help="Seconds per upstream request.")] = 120.0,
+    grounding: Annotated[
+        str,
+        typer.Option(
+            "--grounding",
+            help="The grounding check of validated calls, against the request's messages: "
+            "default (identifiers and dates), all (numbers too) or off.",
+        ),
+    ] = "default",
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     from toolcall_sdk._extras import MissingDependencyError
@@ -593,6 +613,7 @@ def proxy(
             router=router,
             call_tool_choice=call_tool_choice,
             timeout=timeout,
+            grounding=grounding,
         )
     except ProxyConfigError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -45,7 +45,9 @@ def invoice_case(case_id: str = "c1", **overrides: Any) -> EvalCase:
     raw: dict[str, Any] = {
         "id": case_id,
         "category": "create",
-        "messages": [{"role": "user", "content": f"[{case_id}] bill CUS-000123"}],
+        "messages": [
+            {"role": "user", "content": f"[{case_id}] bill CUS-000123 1500000 VND, due 2027-01-15"}
+        ],
         "tools": [INVOICE_TOOL, STATUS_TOOL],
         "expected": {"calls": [{"name": "create_invoice", "arguments": GOOD}]},
     }

@@ -1,0 +1,149 @@
+"""The messages argument values may come from, and what each of them states.
+
+A message's text is read once, and only for what is asked of it (its numbers when a number
+is checked, its dates when a date is): `facts_of` keeps the readings of recent texts, so
+the retries of a call and the steps of an agent, which send the same messages again, read
+only what is new. Text the SDK itself wrote (feedback, a repeated or denied call) quotes
+the model's values back and never counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from toolcall_sdk._feedback import SDK_NOTE_PREFIXES
+from toolcall_sdk.grounding._dates import Relative, dates_in, relatives_in
+from toolcall_sdk.grounding._fold import fold
+from toolcall_sdk.grounding._mentions import DateMention, NumberMention
+from toolcall_sdk.grounding._number_words import word_numbers
+from toolcall_sdk.grounding._numbers import digit_numbers
+from toolcall_sdk.grounding._policy import SourceRole
+
+__all__ = ["Conversation", "Source", "TextFacts", "facts_of"]
+
+_ROLES: Mapping[str, SourceRole] = {
+    "user": "user",
+    "tool": "tool",
+    "function": "tool",
+    "system": "system",
+    "developer": "system",
+    "assistant": "assistant",
+}
+# Texts up to this long keep their readings (a few thousand of them): the last few turns
+# of many conversations. A longer one (a big tool result) is read again when asked.
+_CACHED_CHARS = 16_384
+_CACHED_TEXTS = 2048
+
+
+class TextFacts:
+    """What one text states, each part read on first use."""
+
+    __slots__ = ("_dates", "_folded", "_numbers", "_relatives", "_values", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._numbers: tuple[NumberMention, ...] | None = None
+        self._values: frozenset[Decimal] | None = None
+        self._dates: tuple[DateMention, ...] | None = None
+        self._relatives: tuple[tuple[Relative, ...], bool] | None = None
+        self._folded: str | None = None
+
+    def numbers(self) -> tuple[NumberMention, ...]:
+        """The numbers, in digits and in words."""
+        if self._numbers is None:
+            found = [*digit_numbers(self.text), *word_numbers(self.text)]
+            self._numbers = tuple(sorted(found, key=lambda mention: mention.start))
+        return self._numbers
+
+    def number_values(self) -> frozenset[Decimal]:
+        """Every value the numbers can mean, and the months the dates name (`January` is 1)."""
+        if self._values is None:
+            values = {abs(value) for mention in self.numbers() for value in mention.values}
+            values.update(Decimal(m.month) for m in self.dates() if m.month is not None)
+            self._values = frozenset(values)
+        return self._values
+
+    def dates(self) -> tuple[DateMention, ...]:
+        """The dates written out."""
+        if self._dates is None:
+            self._dates = tuple(dates_in(self.text))
+        return self._dates
+
+    def relatives(self) -> tuple[tuple[Relative, ...], bool]:
+        """The relative dates, and whether vague ones are there too."""
+        if self._relatives is None:
+            found, vague = relatives_in(self.text)
+            self._relatives = (tuple(found), vague)
+        return self._relatives
+
+    def folded(self) -> str:
+        """The text folded for identifier and word searches."""
+        if self._folded is None:
+            self._folded = fold(self.text)
+        return self._folded
+
+
+@lru_cache(maxsize=_CACHED_TEXTS)
+def _cached_facts(text: str) -> TextFacts:
+    return TextFacts(text)
+
+
+def facts_of(text: str) -> TextFacts:
+    """The facts of `text`, kept for the next ask when the text is not large."""
+    return _cached_facts(text) if len(text) <= _CACHED_CHARS else TextFacts(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One message that counts as a source, and what it states."""
+
+    role: SourceRole
+    facts: TextFacts
+
+
+class Conversation:
+    """The sources of one check: the messages of the roles a policy names."""
+
+    __slots__ = ("_values", "sources")
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]], roles: Iterable[SourceRole]) -> None:
+        wanted = frozenset(roles)
+        self.sources = [
+            Source(role, facts_of(text)) for role, text in _texts(messages) if role in wanted
+        ]
+        self._values: frozenset[Decimal] | None = None
+
+    def number_values(self) -> frozenset[Decimal]:
+        """Every number value any source states."""
+        if self._values is None:
+            self._values = frozenset().union(*(s.facts.number_values() for s in self.sources))
+        return self._values
+
+
+def _texts(messages: Sequence[Mapping[str, Any]]) -> Iterator[tuple[SourceRole, str]]:
+    for message in messages:
+        role = _ROLES.get(str(message.get("role")))
+        if role is None or (role == "assistant" and message.get("tool_calls")):
+            continue  # an answer with calls is what is being checked, never a source
+        for text in _contents(message.get("content")):
+            # The SDK's notes answer calls, as tool messages (its `user` notes quote nothing).
+            if role == "tool" and text.startswith(SDK_NOTE_PREFIXES):
+                continue
+            yield role, text
+
+
+def _contents(content: Any) -> Iterator[str]:
+    if isinstance(content, str):
+        if content:
+            yield content
+    elif isinstance(content, list):
+        # Content parts: only text states anything (images, prompt embeddings do not).
+        for part in content:
+            if isinstance(part, Mapping) and part.get("type") == "text":
+                text = part.get("text")
+                if isinstance(text, str) and text:
+                    yield text
