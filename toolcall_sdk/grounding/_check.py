@@ -256,7 +256,7 @@ class _CallCheck:
             return None  # `in a few days`: no date can be pinned down
         found = [phrase for relatives, _ in phrases for phrase in relatives]
         if found:
-            reference = self.policy.today()
+            reference = self.policy.today() or self.conversation.today()
             if reference is None:
                 return None  # `tomorrow` with no reference date: not checked
             if any(day in resolve(phrase, reference) for phrase in found):

@@ -22,7 +22,7 @@ from datetime import date, timedelta
 
 from toolcall_sdk.grounding._mentions import DateMention
 
-__all__ = ["Relative", "dates_in", "relatives_in", "resolve"]
+__all__ = ["Relative", "dates_in", "relatives_in", "resolve", "stated_today"]
 
 _MONTHS: dict[str, int] = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
@@ -280,3 +280,23 @@ def resolve(relative: Relative, reference: date) -> Iterator[date]:
         return
     for offset in relative.days:
         yield reference + timedelta(days=offset)
+
+
+# `Today is 2026-12-01.`, `Today's date is March 6, 2024`, `Current date: 06/03/2024`,
+# `Hôm nay là ngày 1 tháng 12 năm 2026`: the conversation says which day it is.
+_TODAY_IS = re.compile(
+    r"\b(?:today(?:'s date)? is|the date (?:today )?is|current date(?: is|:)|"
+    r"hôm nay là(?: ngày)?)\s*(?:\w+,\s*)?",
+    re.IGNORECASE,
+)
+
+
+def stated_today(text: str) -> date | None:
+    """The day `text` says today is, if it says so with the year."""
+    for match in _TODAY_IS.finditer(text):
+        window = text[match.end() : match.end() + 40]
+        for mention in dates_in(window):
+            year, month, day = mention.year, mention.month, mention.day
+            if mention.start == 0 and year is not None and month is not None and day is not None:
+                return date(year, month, day)
+    return None

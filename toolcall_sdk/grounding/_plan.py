@@ -144,14 +144,13 @@ def _described_default(node: Mapping[str, Any]) -> Any:
 def _merge(known: Rule | None, new: Rule, has_branches: bool) -> Rule:
     if known is None:
         return new
-    if has_branches and not (new.pattern or new.format or new.choices):
-        return known  # the node holding `anyOf` says nothing the branches did not
     return Rule(
         default=known.default if known.default is not PydanticUndefined else new.default,
         pattern=known.pattern or new.pattern,
         prefix=known.prefix or new.prefix,
-        # Fixed only when every branch fixes it: `enum | free string` is free.
-        choices=known.choices and new.choices,
+        # Fixed only when every branch fixes it (`enum | free string` is free); the node
+        # holding the `anyOf` fixes nothing itself, its branches decide.
+        choices=known.choices if has_branches else known.choices and new.choices,
         format=known.format or new.format,
     )
 

@@ -8,7 +8,8 @@ or None.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from datetime import date
 from typing import Literal, get_args
 
@@ -52,16 +53,18 @@ class GroundingPolicy:
             with calls), for applications that send the history without its tool
             results; a value the model made up in an earlier answer then passes.
         reference_date: The day relative dates count from (`tomorrow`, `next Friday`,
-            `in 3 days`), or a function returning it (`date.today`). Without it, a
-            conversation with a relative date leaves date values unchecked.
+            `in 3 days`), or a function returning it (`date.today`). Without it, the
+            day the conversation states (`Today is 2026-12-01.` in the system prompt) is
+            used; with neither, a conversation with a relative date leaves date values
+            unchecked.
         free_numbers: Numbers accepted without a source. 0 and 1 by default: a call
             says "one" where the user says "a room", "the first page", "none".
     """
 
-    kinds: frozenset[ValueKind] = frozenset(KINDS)
-    sources: frozenset[SourceRole] = frozenset({"user", "tool", "system"})
+    kinds: AbstractSet[ValueKind] = frozenset(KINDS)
+    sources: AbstractSet[SourceRole] = frozenset({"user", "tool", "system"})
     reference_date: date | Callable[[], date] | None = None
-    free_numbers: frozenset[int | float] = field(default_factory=lambda: frozenset({0, 1}))
+    free_numbers: AbstractSet[int | float] = frozenset({0, 1})
 
     def __post_init__(self) -> None:
         kinds = _names("kinds", self.kinds, KINDS)

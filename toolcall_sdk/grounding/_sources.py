@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from toolcall_sdk._feedback import SDK_NOTE_PREFIXES
-from toolcall_sdk.grounding._dates import Relative, dates_in, relatives_in
+from toolcall_sdk.grounding._dates import Relative, dates_in, relatives_in, stated_today
 from toolcall_sdk.grounding._fold import fold
 from toolcall_sdk.grounding._mentions import DateMention, NumberMention
 from toolcall_sdk.grounding._number_words import word_numbers
@@ -42,7 +43,7 @@ _CACHED_TEXTS = 2048
 class TextFacts:
     """What one text states, each part read on first use."""
 
-    __slots__ = ("_dates", "_folded", "_numbers", "_relatives", "_values", "text")
+    __slots__ = ("_dates", "_folded", "_numbers", "_relatives", "_today", "_values", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -51,6 +52,7 @@ class TextFacts:
         self._dates: tuple[DateMention, ...] | None = None
         self._relatives: tuple[tuple[Relative, ...], bool] | None = None
         self._folded: str | None = None
+        self._today: tuple[date | None] | None = None
 
     def numbers(self) -> tuple[NumberMention, ...]:
         """The numbers, in digits and in words."""
@@ -79,6 +81,12 @@ class TextFacts:
             found, vague = relatives_in(self.text)
             self._relatives = (tuple(found), vague)
         return self._relatives
+
+    def today(self) -> date | None:
+        """The day the text says today is (`Today is 2026-12-01`), if it does."""
+        if self._today is None:
+            self._today = (stated_today(self.text),)
+        return self._today[0]
 
     def folded(self) -> str:
         """The text folded for identifier and word searches."""
@@ -116,6 +124,11 @@ class Conversation:
             Source(role, facts_of(text)) for role, text in _texts(messages) if role in wanted
         ]
         self._values: frozenset[Decimal] | None = None
+
+    def today(self) -> date | None:
+        """The day the conversation says today is (the system prompt's first), if any."""
+        ordered = sorted(self.sources, key=lambda source: source.role != "system")
+        return next((d for s in ordered if (d := s.facts.today()) is not None), None)
 
     def number_values(self) -> frozenset[Decimal]:
         """Every number value any source states."""
