@@ -35,12 +35,12 @@ from toolcall_sdk._results import FieldError, Problem, ToolCall
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.grounding._dates import resolve
 from toolcall_sdk.grounding._explain import about_date, about_identifier, about_number, about_text
-from toolcall_sdk.grounding._fold import find_chars, find_words, fold
+from toolcall_sdk.grounding._fold import fold
 from toolcall_sdk.grounding._markers import ANY_ITEM, Mark
 from toolcall_sdk.grounding._numbers import digit_numbers
 from toolcall_sdk.grounding._plan import Plan, Rule, plan_for
 from toolcall_sdk.grounding._policy import GroundingPolicy
-from toolcall_sdk.grounding._sources import Conversation
+from toolcall_sdk.grounding._sources import Conversation, conversation_of
 
 __all__ = ["Grounder", "kind_of"]
 
@@ -48,6 +48,7 @@ _ISO_DATE = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 )
 _NUMERIC = re.compile(r"[-+]?\d[\d,._ ]*%?")
+_SPACE = re.compile(r"\s")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+", re.IGNORECASE)
 # Letters and digits mixed, in one piece: `CUS-000042`, `INV-2024-77`, `SKU12345`, a UUID.
@@ -66,7 +67,9 @@ def kind_of(value: Any, rule: Rule | None, *, forced: bool = False) -> str | Non
     """
     if value is None or isinstance(value, (bool, Enum)):
         return None
-    if rule is not None and (rule.choices or _is_default(value, rule)):
+    if rule is not None and (
+        rule.choices or (rule.default is not PydanticUndefined and _is_default(value, rule))
+    ):
         return None
     if isinstance(value, (int, float, Decimal)):
         return "number"
@@ -85,6 +88,8 @@ def _string_kind(value: str, rule: Rule | None) -> str | None:
         return "date"
     if len(value) > _MAX_STRING:
         return None
+    if _SPACE.search(value) is not None:  # words: text, unless a number (`1 500 000`)
+        return "number" if _NUMERIC.fullmatch(value.strip()) else None
     if fmt in _IDENTIFIER_FORMATS:
         return "identifier"
     if rule is not None and rule.pattern and not _is_code(value):
@@ -115,8 +120,6 @@ def _is_code(value: str) -> bool:
 
 
 def _looks_like_identifier(value: str) -> bool:
-    if any(c.isspace() for c in value):
-        return False
     if _EMAIL.fullmatch(value) or _URL.fullmatch(value):
         return True
     return len(value) >= _MIN_CODE and _CODE.fullmatch(value) is not None
@@ -161,7 +164,7 @@ class Grounder:
         problems: list[Problem] = []
         for call in calls:
             if conversation is None:
-                conversation = Conversation(messages, policy.sources)
+                conversation = conversation_of(messages, policy.sources)
             check = _CallCheck(self.plan(call.name), conversation, policy)
             data = call.arguments.model_dump(by_alias=True, exclude_unset=True)
             check.value(data, (), (), None)
@@ -198,11 +201,13 @@ class _CallCheck:
         mark = rule.mark if rule is not None and rule.mark is not None else inherited
         if mark == "derived":
             return
-        if isinstance(value, Mapping):
+        # `model_dump` gives plain dicts and lists: exact type tests are the cheap ones.
+        kind_of_value = type(value)
+        if kind_of_value is dict:
             for key, item in value.items():
-                self.value(item, (*path, str(key)), (*where, str(key)), mark)
+                self.value(item, (*path, key), (*where, key), mark)
             return
-        if isinstance(value, (list, tuple, set, frozenset)):
+        if kind_of_value is list or kind_of_value is tuple or kind_of_value is set:
             for index, item in enumerate(value):
                 self.value(item, (*path, ANY_ITEM), (*where, str(index)), mark)
             return
@@ -224,44 +229,40 @@ class _CallCheck:
         return self._text(str(value))
 
     def _number(self, value: Any) -> str | None:
-        number: Decimal | None
-        if isinstance(value, str):
-            if self._found(value):  # an id made of digits, written as it was given
-                return None
-            readings = next(iter(digit_numbers(value)), None)
-            if readings is None:
-                return None
-            candidates = {abs(v) for v in readings.values}
-            number = readings.shown
-        else:
+        free = self.policy.free_numbers
+        stated = self.conversation.number_values()
+        if not isinstance(value, str):
             number = _decimal(value)
-            if number is None:
+            if number is None or abs(number) in free or abs(number) in stated:
                 return None
-            candidates = {abs(number)}
-        if any(c in self.policy.free_numbers for c in candidates):
+            return about_number(number, self.conversation)
+        if self._found(value):  # an id made of digits, written as it was given
             return None
-        if candidates & self.conversation.number_values():
+        readings = next(iter(digit_numbers(value)), None)
+        if readings is None:
             return None
-        return about_number(number, self.conversation)
+        candidates = {abs(v) for v in readings.values}
+        if candidates & free or candidates & stated:
+            return None
+        return about_number(readings.shown, self.conversation)
 
     def _date(self, value: Any) -> str | None:
         day = _date_of(value)
         if day is None:
             return None
-        sources = self.conversation.sources
-        if any(mention.matches(day) for s in sources for mention in s.facts.dates()):
+        conversation = self.conversation
+        if conversation.states_date(day):
             return None
-        phrases = [s.facts.relatives() for s in sources]
-        if any(vague for _, vague in phrases):
+        found, vague = conversation.relatives()
+        if vague:
             return None  # `in a few days`: no date can be pinned down
-        found = [phrase for relatives, _ in phrases for phrase in relatives]
         if found:
-            reference = self.policy.today() or self.conversation.today()
+            reference = self.policy.today() or conversation.today()
             if reference is None:
                 return None  # `tomorrow` with no reference date: not checked
             if any(day in resolve(phrase, reference) for phrase in found):
                 return None
-        return about_date(day, self.conversation, relative=bool(found))
+        return about_date(day, conversation, relative=bool(found))
 
     def _identifier(self, value: str, rule: Rule | None) -> str | None:
         if self._found(value):
@@ -281,12 +282,11 @@ class _CallCheck:
     def _found(self, value: str) -> bool:
         if _EMAIL.fullmatch(value) or _URL.fullmatch(value):
             # Every character of an address matters: `a.b@x.com` is not `ab@x.com`.
-            wanted = fold(value).rstrip("/")
-            return any(wanted in s.facts.folded() for s in self.conversation.sources)
-        return any(find_chars(value, s.facts.folded()) for s in self.conversation.sources)
+            return self.conversation.contains(fold(value).rstrip("/"))
+        return self.conversation.has_chars(value)
 
     def _text(self, value: str) -> str | None:
-        if any(find_words(value, s.facts.folded()) for s in self.conversation.sources):
+        if self.conversation.has_words(value):
             return None
         return about_text(shorten(value, MAX_QUOTED_VALUE_CHARS))
 

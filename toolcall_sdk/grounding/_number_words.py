@@ -51,27 +51,24 @@ _JOINERS = frozenset({"and", "linh", "lẻ", "a", "an"})
 _HALF = frozenset({"half", "rưỡi", "rưởi"})
 _WORDS = frozenset(_UNITS) | set(_TENS) | set(_MULTIPLIERS) | set(_SCALES) | _HALF | _JOINERS
 _WORD = re.compile(r"[^\W\d_]+")
-# Words may be joined by spaces or a hyphen (`twenty-five`).
-_GAP = re.compile(r"[\s-]*")
+
+
+# A run of number words, found by the regex engine: most of a text is never looked at.
+_ONE = "|".join(re.escape(word) for word in sorted(_WORDS, key=len, reverse=True))
+_FIRST = "[" + "".join(sorted({re.escape(word[0]) for word in _WORDS})) + "]"
+_RUN = re.compile(rf"(?={_FIRST})(?<![^\W\d_])(?:{_ONE})(?:[\s-]+(?:{_ONE}))*(?![^\W\d_])")
 
 
 def word_numbers(text: str) -> Iterator[NumberMention]:
     """Every number `text` spells out, in order."""
     text = unicodedata.normalize("NFC", text)
     lowered = text.lower()
-    run: list[re.Match[str]] = []
-    for word in _WORD.finditer(lowered):
-        if word.group() in _WORDS and (not run or _adjacent(lowered, run[-1], word)):
-            run.append(word)
+    if _COUNTING.isdisjoint(_WORD.findall(lowered)):  # no number word: most texts
+        return
+    for run in _RUN.finditer(lowered):
+        if run.group() in _JOINERS:  # `a`, `and` alone: the common case, no number
             continue
-        yield from _read_run(text, run)
-        run = [word] if word.group() in _WORDS else []
-    yield from _read_run(text, run)
-
-
-def _adjacent(text: str, before: re.Match[str], after: re.Match[str]) -> bool:
-    gap = _GAP.match(text, before.end())
-    return gap is not None and gap.end() == after.start()
+        yield from _read_run(text, list(_WORD.finditer(lowered, run.start(), run.end())))
 
 
 def _read_run(text: str, run: list[re.Match[str]]) -> Iterator[NumberMention]:
@@ -168,3 +165,7 @@ class _Reader:
             self.group += Decimal("0.5")  # `two and a half`
         else:
             self.group = Decimal("0.5")  # `half a million`
+
+
+_COUNTING = frozenset(word for word in _WORDS if _counts(word))
+"""The words that give a number of their own: a text with none of them spells out none."""

@@ -25,7 +25,8 @@ __all__ = ["digit_numbers", "quote_of"]
 # number (a mark or digit just before means this is its tail), nor inside an identifier
 # (`CUS-000042`, `x86`: a letter, or a letter and a hyphen, just before).
 _NUMBER = re.compile(
-    r"(?<![\d.,'])(?<![^\W\d_])(?<![^\W\d_]-)(?:"
+    # The digit test first: the lookbehinds then run only where a number can start.
+    r"(?=\d)(?<![\d.,'])(?<![^\W\d_])(?<![^\W\d_]-)(?:"
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)(?:[.,]\d+)?"
     r"|\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![\w.])"
     r"|\d+(?:[.,_']\d+)*"
@@ -86,6 +87,14 @@ _CURRENCY_AFTER = re.compile(
     r"(?![^\W\d_])",
     re.IGNORECASE,
 )
+# Whatever `_tail` and the quote look for after a number starts with one of these: a number
+# followed by none of them is read without a dozen more pattern tests.
+_TAIL = re.compile(
+    r"[ \u00a0]?(?:[kmb%$€£¥₫đ]|hundred|thousand|grand|ngh|ng[àa]n|mil|mio|mn|tri|tr|bil|"
+    r"bn|t[ỷỉy]|tr[ăa]m|per|pct|ph[ầa]n|p\.?m|vn|[đd]ồng|dong|usd|eur|gbp|jpy|dollar|euro|"
+    r"bucks|yen)",
+    re.IGNORECASE,
+)
 _CURRENCY_BEFORE = re.compile(r"(?:us\$|\$|€|£|¥|₫|vnd|vnđ|usd|eur|gbp)[ \u00a0]?$", re.IGNORECASE)
 # A quote longer than this is cut: its start says which number was meant.
 _MAX_QUOTE = 40
@@ -100,21 +109,33 @@ def digit_numbers(text: str) -> Iterator[NumberMention]:
         if not readings:  # `1,2,3`: a list, not one number
             yield NumberMention(token, runs[0], frozenset(runs), match.start())
             continue
-        # Scales and percent apply to the token's readings, never to its digit runs.
         values = set(readings)
-        shown, end = _scaled(text, match.end(), readings, values)
-        percent = _PERCENT.match(text, end)
-        if percent is not None:
-            values.update(reading / 100 for reading in readings)
-            end = percent.end()
-        if "," in token or _grouped(_RUN.findall(token), _MARK.findall(token)) is None:
+        if not token.isdigit() and (
+            "," in token or _grouped(_RUN.findall(token), _MARK.findall(token)) is None
+        ):
             values.update(runs)  # `4,2` and `200,300` may be lists as well as one number
-        clock = _AFTERNOON.match(text, end)
-        if clock is not None and token.isdigit() and int(token) < 12:
-            values.add(Decimal(int(token) + 12))  # `11 PM` is hour 23
-            end = clock.end()
+        shown, end = readings[0], match.end()
+        if _TAIL.match(text, end) is not None:  # most numbers have no scale, sign or unit
+            shown, end = _tail(text, end, token, readings, values)
         quote, start = quote_of(text, match.start(), end)
         yield NumberMention(quote=quote, shown=shown, values=frozenset(values), start=start)
+
+
+def _tail(
+    text: str, end: int, token: str, readings: list[Decimal], values: set[Decimal]
+) -> tuple[Decimal, int]:
+    """What follows a number: its scale, a percent sign, `PM`. Scales and percent apply
+    to the token's readings, never to its digit runs."""
+    shown, end = _scaled(text, end, readings, values)
+    percent = _PERCENT.match(text, end)
+    if percent is not None:
+        values.update(reading / 100 for reading in readings)
+        end = percent.end()
+    clock = _AFTERNOON.match(text, end)
+    if clock is not None and token.isdigit() and int(token) < 12:
+        values.add(Decimal(int(token) + 12))  # `11 PM` is hour 23
+        end = clock.end()
+    return shown, end
 
 
 def quote_of(text: str, start: int, end: int) -> tuple[str, int]:
