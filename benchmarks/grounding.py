@@ -41,8 +41,8 @@ from toolcall_sdk import GroundingPolicy, ToolCallClient, tool, tool_from_openai
 from toolcall_sdk._results import ToolCall
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
-from toolcall_sdk.grounding import DEFAULT_POLICY, FULL_POLICY, Grounder
-from toolcall_sdk.grounding._check import kind_of
+from toolcall_sdk.grounding import DEFAULT_POLICY, FULL_POLICY
+from toolcall_sdk.grounding._check import Grounder, kind_of
 from toolcall_sdk.grounding._markers import ANY_ITEM
 from toolcall_sdk.grounding._sources import _cached_conversation, _cached_facts
 from toolcall_sdk.testing import ScriptedModel

@@ -97,7 +97,9 @@ from toolcall_sdk._transport import (
 )
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
-from toolcall_sdk.grounding import Grounder, GroundingSpec, resolve_grounding
+from toolcall_sdk.grounding import GroundingSpec
+from toolcall_sdk.grounding._check import Grounder
+from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.parsing import format_for
 from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 

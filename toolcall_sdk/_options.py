@@ -24,7 +24,8 @@ from toolcall_sdk._pipeline import TOOL_CHOICES
 from toolcall_sdk._run_state import RunLimits
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
-from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingSpec, resolve_grounding
+from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingSpec
+from toolcall_sdk.grounding._policy import resolve_grounding
 
 if TYPE_CHECKING:
     from toolcall_sdk._results import ToolCallResult

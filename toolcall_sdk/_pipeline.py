@@ -50,7 +50,8 @@ from toolcall_sdk._results import (
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
-from toolcall_sdk.grounding import Grounder, GroundingPolicy
+from toolcall_sdk.grounding import GroundingPolicy
+from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
 
 __all__ = [

@@ -478,7 +478,7 @@ def eval_(
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
-    from toolcall_sdk.grounding import CHOICES
+    from toolcall_sdk.grounding._policy import CHOICES
 
     chosen = pipeline or list(LADDER)
     unknown = [p for p in chosen if p not in LADDER]

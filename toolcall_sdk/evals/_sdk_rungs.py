@@ -34,7 +34,7 @@ from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
 from toolcall_sdk.evals._settings import EvalSettings
-from toolcall_sdk.grounding import named_grounding
+from toolcall_sdk.grounding._policy import named_grounding
 
 __all__ = ["SDK_RUNGS", "run_sdk"]
 

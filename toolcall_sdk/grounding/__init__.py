@@ -22,38 +22,33 @@ def create_invoice(
     fee_vnd: Annotated[int, Derived()],     # computed: never checked
 ) -> dict: ...
 
-client = ToolCallClient(model="m", tools=[create_invoice], grounding=True)
+client = ToolCallClient(model="m", tools=[create_invoice], grounding=True)  # numbers too
 client.call(messages, grounding=GroundingPolicy(kinds={"identifier"}))  # per call
 ```
+
+Left out, `grounding=` is `DEFAULT_POLICY`: identifiers and dates. `FULL_POLICY`
+(`grounding=True`) adds numbers.
 
 See docs/grounding.md for what is checked, what is not, and the measured false alarms.
 """
 
-from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.grounding._markers import Derived, Grounded
 from toolcall_sdk.grounding._policy import (
-    CHOICES,
     DEFAULT_POLICY,
     FULL_POLICY,
     GroundingPolicy,
     GroundingSpec,
     SourceRole,
     ValueKind,
-    named_grounding,
-    resolve_grounding,
 )
 
 __all__ = [
-    "CHOICES",
     "DEFAULT_POLICY",
     "FULL_POLICY",
     "Derived",
     "Grounded",
-    "Grounder",
     "GroundingPolicy",
     "GroundingSpec",
     "SourceRole",
     "ValueKind",
-    "named_grounding",
-    "resolve_grounding",
 ]

@@ -1,10 +1,10 @@
 """The messages argument values may come from, and what each of them states.
 
 A message's text is read once, and only for what is asked of it (its numbers when a number
-is checked, its dates when a date is): `facts_of` keeps the readings of recent texts, so
-the retries of a call and the steps of an agent, which send the same messages again, read
-only what is new. Text the SDK itself wrote (feedback, a repeated or denied call) quotes
-the model's values back and never counts.
+is checked, its dates when a date is): `facts_of` keeps the readings of recent texts and
+`conversation_of` those of recent conversations, so the retries of a call and the steps of
+an agent, which send the same messages again, read only what is new. Text the SDK itself
+wrote (feedback, a repeated or denied call) quotes the model's values back and never counts.
 """
 
 from __future__ import annotations

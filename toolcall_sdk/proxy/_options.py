@@ -10,13 +10,8 @@ from typing import TypedDict
 import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
-from toolcall_sdk.grounding import (
-    DEFAULT_POLICY,
-    GroundingPolicy,
-    GroundingSpec,
-    named_grounding,
-    resolve_grounding,
-)
+from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingPolicy, GroundingSpec
+from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
 
 __all__ = [
     "DEFAULT_HOST",

@@ -13,7 +13,9 @@ from toolcall_sdk import Derived, Grounded, GroundingPolicy, InvalidArgumentErro
 from toolcall_sdk._results import Problem, ToolCall
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
-from toolcall_sdk.grounding import DEFAULT_POLICY, Grounder, named_grounding, resolve_grounding
+from toolcall_sdk.grounding import DEFAULT_POLICY
+from toolcall_sdk.grounding._check import Grounder
+from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
 
 ALL = GroundingPolicy()
 
