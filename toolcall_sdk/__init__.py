@@ -98,6 +98,7 @@ if TYPE_CHECKING:
         ToolCallStarted,
         ToolCallValidated,
     )
+    from toolcall_sdk.grounding import Derived, Grounded, GroundingPolicy
     from toolcall_sdk.routing import (
         AlwaysRouter,
         EmbeddingRouter,
@@ -122,9 +123,12 @@ _LAZY: dict[str, str] = {
     "ContentDelta": "toolcall_sdk.events",
     "ContextLengthExceededError": "toolcall_sdk.errors",
     "DeadlineExceededError": "toolcall_sdk.errors",
+    "Derived": "toolcall_sdk.grounding",
     "EmbeddingRouter": "toolcall_sdk.routing",
     "EndpointNotFoundError": "toolcall_sdk.errors",
     "FieldError": "toolcall_sdk._results",
+    "Grounded": "toolcall_sdk.grounding",
+    "GroundingPolicy": "toolcall_sdk.grounding",
     "HybridRouter": "toolcall_sdk.routing",
     "InMemoryResumeLedger": "toolcall_sdk._resume_ledger",
     "InvalidArgumentError": "toolcall_sdk.errors",
@@ -211,9 +215,12 @@ __all__ = [
     "ContentDelta",
     "ContextLengthExceededError",
     "DeadlineExceededError",
+    "Derived",
     "EmbeddingRouter",
     "EndpointNotFoundError",
     "FieldError",
+    "Grounded",
+    "GroundingPolicy",
     "HybridRouter",
     "InMemoryResumeLedger",
     "InvalidArgumentError",

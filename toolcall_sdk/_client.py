@@ -107,6 +107,9 @@ from toolcall_sdk._transport import (
 )
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
+from toolcall_sdk.grounding import GroundingSpec
+from toolcall_sdk.grounding._check import Grounder
+from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.parsing import format_for
 from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
 
@@ -160,6 +163,8 @@ class _ClientCore:
             recover=o["recover"],
             tool_choice=o["tool_choice"],
             observe=self._hooks is not None,
+            grounding=resolve_grounding(o["grounding"]),
+            grounder=Grounder(by_name, schemas),
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
@@ -224,10 +229,24 @@ class _ClientCore:
             streamed=streamed,
         )
 
-    def _flow(self, messages: MessagesInput, *, execute: bool, context: Any) -> Steps:
+    def _config_for(self, config: Config, grounding: GroundingSpec | None) -> Config:
+        """A configuration with one call's own `grounding=`, if given."""
+        if grounding is None:
+            return config
+        return dataclasses.replace(config, grounding=resolve_grounding(grounding))
+
+    def _flow(
+        self,
+        messages: MessagesInput,
+        *,
+        execute: bool,
+        context: Any,
+        grounding: GroundingSpec | None = None,
+    ) -> Steps:
         self._check_open()
+        config = self._config_for(self._config, grounding)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return flow(self._config, history, execute=execute, context=context)
+        return flow(config, history, execute=execute, context=context)
 
     def _run_flow(
         self,
@@ -237,13 +256,13 @@ class _ClientCore:
         deps: Any,
         options: RunOptions,
         shows_steps: bool = False,
+        grounding: GroundingSpec | None = None,
     ) -> Steps:
         self._check_open()
         limits = run_limits("run", options, force=self._force)
         history = normalize_history(to_messages(messages), model=self._config.model)
-        return run_flow(
-            self._run_config(shows_steps), history, limits=limits, deps=deps, context=context
-        )
+        config = self._config_for(self._run_config(shows_steps), grounding)
+        return run_flow(config, history, limits=limits, deps=deps, context=context)
 
     def _resumable(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
         """The paused run and the decisions on it, both checked; nothing is claimed yet."""
@@ -276,11 +295,17 @@ class _ClientCore:
             )
 
     def _resume_flow(
-        self, plan: ResumePlan, *, context: Any, deps: Any, shows_steps: bool = False
+        self,
+        plan: ResumePlan,
+        *,
+        context: Any,
+        deps: Any,
+        shows_steps: bool = False,
+        grounding: GroundingSpec | None = None,
     ) -> Steps:
         saved = plan.saved
         return run_flow(
-            self._run_config(shows_steps),
+            self._config_for(self._run_config(shows_steps), grounding),
             saved.messages,
             limits=saved.limits,
             deps=deps,
@@ -653,7 +678,12 @@ class ToolCallClient(_ClientCore):
             ]
 
     def call(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Decide, call and validate; run nothing.
 
@@ -670,7 +700,7 @@ class ToolCallClient(_ClientCore):
             TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         return _final(self._events(steps, stream=stream, live=False, operation="call"))
 
     def run(
@@ -680,6 +710,7 @@ class ToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
         **options: Unpack[RunOptions],
     ) -> ToolCallResult:
         """Like `call()`, then run each validated call's function exactly once.
@@ -728,7 +759,9 @@ class ToolCallClient(_ClientCore):
             call of the run whose function ran).
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, grounding=grounding
+        )
         return _final(self._events(steps, stream=stream, live=False, operation="run"))
 
     def resume(
@@ -739,6 +772,7 @@ class ToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Continue a run that stopped with `ApprovalRequired`, once.
 
@@ -766,10 +800,16 @@ class ToolCallClient(_ClientCore):
         """
         plan = self._resumable(state, approvals)
         self._claim(plan)
-        steps = self._resume_flow(plan, context=context, deps=deps)
+        steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
         return _final(self._events(steps, stream=stream, live=False, operation="resume"))
 
-    def stream(self, messages: MessagesInput, *, context: Any = None) -> Iterator[ToolCallEvent]:
+    def stream(
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
+    ) -> Iterator[ToolCallEvent]:
         """Like `call()`, as events a UI can show while the model writes.
 
         The stage-2 (or plain answer) requests are streamed. Yields `ContentDelta`,
@@ -793,7 +833,7 @@ class ToolCallClient(_ClientCore):
             TransportError: The server could not be used.
         """
         self._embeds.check(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         # A call's stream shows no step or tool events: its events are all ToolCallEvents.
         return cast(
             Iterator[ToolCallEvent],
@@ -1184,11 +1224,16 @@ class AsyncToolCallClient(_ClientCore):
             ]
 
     async def call(
-        self, messages: MessagesInput, *, stream: bool = False, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        stream: bool = False,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.call`."""
         await self._embeds.acheck(messages, self._clients[0])
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="call"))
 
     async def run(
@@ -1198,11 +1243,14 @@ class AsyncToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
         **options: Unpack[RunOptions],
     ) -> ToolCallResult:
         """Async `ToolCallClient.run`; the calls of one answer run concurrently."""
         await self._embeds.acheck(messages, self._clients[0])
-        steps = self._run_flow(messages, context=context, deps=deps, options=options)
+        steps = self._run_flow(
+            messages, context=context, deps=deps, options=options, grounding=grounding
+        )
         return await _afinal(self._events(steps, stream=stream, live=False, operation="run"))
 
     async def resume(
@@ -1213,17 +1261,22 @@ class AsyncToolCallClient(_ClientCore):
         stream: bool = False,
         context: Any = None,
         deps: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
         plan = await self._aclaimed(state, approvals)
-        steps = self._resume_flow(plan, context=context, deps=deps)
+        steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
         return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
 
     def stream(
-        self, messages: MessagesInput, *, context: Any = None
+        self,
+        messages: MessagesInput,
+        *,
+        context: Any = None,
+        grounding: GroundingSpec | None = None,
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
-        steps = self._flow(messages, execute=False, context=context)
+        steps = self._flow(messages, execute=False, context=context, grounding=grounding)
         events = self._events(steps, stream=True, live=True, operation="stream")
         return self._embeds.guarded(messages, self._clients[0], events)
 

@@ -23,6 +23,7 @@ from toolcall_sdk._results import FieldError, Problem
 
 __all__ = [
     "CUT_OFF",
+    "SDK_NOTE_PREFIXES",
     "denied_text",
     "feedback_text",
     "field_errors_from_pydantic",
@@ -36,6 +37,18 @@ _MAX_RESULT_CHARS = 1000
 # How `check_answer` starts the message of a problem in an answer that ran into the token limit
 # (`finish_reason == "length"`): the feedback then says the call was cut off.
 CUT_OFF = "cut off at the token limit"
+
+# How every message this SDK writes into the conversation starts (feedback on a rejected
+# call, a repeated or denied call, a tool's error): such text quotes the model's own values
+# back, so the grounding check never counts it as something the user or a tool said.
+SDK_NOTE_PREFIXES = (
+    "ERROR",
+    "VALIDATION_ERROR",
+    "UNGROUNDED",
+    "NOT_EXECUTED",
+    "REPEATED_CALL:",
+    "DENIED:",
+)
 
 # Pydantic prefixes the message of a custom validator's ValueError/AssertionError with this.
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -54,6 +67,15 @@ def feedback_text(problem: Problem, available: Sequence[str]) -> str:
         if hidden > 0:
             lines.append(f"(and {hidden} more problems)")
         lines.append(f"Call {tool} again with corrected arguments.")
+        return "\n".join(lines)
+    if problem.kind == "ungrounded":
+        lines = [f"UNGROUNDED in {tool}{call}:"]
+        lines += [
+            f"- {shorten(error.field, MAX_QUOTED_NAME_CHARS)}: "
+            f"{shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)}"
+            for error in problem.fields[:MAX_FEEDBACK_FIELDS]
+        ]
+        lines.append(f"Call {tool} again with the values exactly as the user gave them.")
         return "\n".join(lines)
     if problem.kind == "unknown_tool":
         name = problem.tool_name

@@ -36,7 +36,7 @@ class ClientMetrics:
         attempts: Stage-2 attempts (model answers asked to call a tool) over all calls.
         attempts_per_call: How many calls made 0, 1, 2, ... attempts (0: a plain answer).
         failures: Rejected answers' problems by kind (`invalid_arguments`, `invalid_json`,
-            `unknown_tool`, `no_tool_call`, `tool_retry`, `not_executed`).
+            `unknown_tool`, `no_tool_call`, `tool_retry`, `not_executed`, `ungrounded`).
         errors: Calls that raised, by exception class name (`ToolCallFailed`,
             `ServerConnectionError`, `ApprovalRequired`, ...).
         parser_misses: Attempts whose calls were recovered from the answer's text.

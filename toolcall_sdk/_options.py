@@ -25,6 +25,8 @@ from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
+from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingSpec
+from toolcall_sdk.grounding._policy import resolve_grounding
 
 if TYPE_CHECKING:
     from toolcall_sdk._results import ToolCallResult
@@ -80,6 +82,7 @@ class ClientOptions(TypedDict, total=False):
     hidden_size: int | None
     balance: BalancePolicy | None
     hooks: Iterable[Hook | CallHook]
+    grounding: GroundingSpec
 
 
 DEFAULTS: ClientOptions = {
@@ -106,6 +109,7 @@ DEFAULTS: ClientOptions = {
     "hidden_size": None,
     "balance": None,
     "hooks": (),
+    "grounding": DEFAULT_POLICY,
 }
 
 
@@ -159,6 +163,7 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
             raise InvalidArgumentError(f"{name} must be a dict (got {type(value).__name__})")
     if resolved["on_escalate"] is not None and not callable(resolved["on_escalate"]):
         raise InvalidArgumentError("on_escalate must be a function taking the ToolCallFailed")
+    resolve_grounding(resolved["grounding"])
     if resolved["api_key"] is not None and not isinstance(resolved["api_key"], str):
         raise InvalidArgumentError("api_key must be a string")
     return resolved

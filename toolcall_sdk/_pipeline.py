@@ -51,6 +51,8 @@ from toolcall_sdk._results import (
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
+from toolcall_sdk.grounding import GroundingPolicy
+from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
 
 __all__ = [
@@ -95,6 +97,9 @@ class Config:
     tool_choice: str = "required"  # one of TOOL_CHOICES
     # Hooks listen: yield the events only they read (a client without hooks builds none).
     observe: bool = False
+    # What the grounding check looks at (None: no check), and the check of these tools.
+    grounding: GroundingPolicy | None = None
+    grounder: Grounder | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +290,29 @@ def flow(
         raise
 
 
+def _checked(
+    config: Config,
+    state: _Run,
+    message: dict[str, Any],
+    offered_tools: Mapping[str, Tool[..., Any]],
+    validation_context: Any,
+    attempt: Attempt,
+    repairs: list[str],
+) -> tuple[list[ToolCall], list[Problem]]:
+    """An answer's calls and problems: the schema and the rules, then grounding."""
+    calls, problems = check_answer(
+        message,
+        offered_tools,
+        context=validation_context,
+        schemas={name: config.schemas[name]["function"]["parameters"] for name in offered_tools},
+        finish_reason=attempt.finish_reason,
+        repairs=repairs,
+    )
+    if config.grounding is not None and calls:
+        calls, problems = _grounded(config, config.grounding, message, calls, problems, state)
+    return calls, problems
+
+
 def _step_flow(
     config: Config, state: _Run, execute: bool, context: Any, control: StepControl
 ) -> Generator[Effect, Any, ToolCallResult]:
@@ -318,13 +346,8 @@ def _step_flow(
             repairs = attempt.repairs
             if control.may_answer and not message.get("tool_calls"):
                 return _text_answer(state, decision, message, execute)
-        calls, problems = check_answer(
-            message,
-            offered_tools,
-            context=validation_context,
-            schemas={name: config.schemas[name]["function"]["parameters"] for name in offered},
-            finish_reason=attempt.finish_reason,
-            repairs=repairs,
+        calls, problems = _checked(
+            config, state, message, offered_tools, validation_context, attempt, repairs
         )
         yield from _told_repairs(config, state.step, number, repairs)
         assistant = assistant_history_entry(message)
@@ -389,6 +412,27 @@ def _step_flow(
         attempts=state.attempts,
         executed=state.executed,
     )
+
+
+def _grounded(
+    config: Config,
+    policy: GroundingPolicy,
+    message: Mapping[str, Any],
+    calls: list[ToolCall],
+    problems: list[Problem],
+    state: _Run,
+) -> tuple[list[ToolCall], list[Problem]]:
+    """The schema-valid calls whose values the conversation gives, and every problem of the
+    answer (the `ungrounded` ones added, all in call order)."""
+    grounder = config.grounder or Grounder(config.tools, config.schemas)
+    # The sources are the messages this answer replied to, as sent (feedback included: the
+    # check itself leaves the SDK's notes out).
+    grounded, ungrounded = grounder.check(calls, state.history, policy)
+    if not ungrounded:
+        return grounded, problems
+    order = {str(c.get("id")): i for i, c in enumerate(message.get("tool_calls") or [])}
+    merged = sorted([*problems, *ungrounded], key=lambda p: order.get(str(p.call_id), len(order)))
+    return grounded, merged
 
 
 # The `_told_*` functions return the Notify effects to yield (`yield from` them): none when

@@ -30,6 +30,7 @@ ProblemKind = Literal[
     "no_tool_call",  # a forced call came back as text
     "tool_retry",  # the business function raised ModelRetry
     "not_executed",  # valid, but sent back because another call of the same answer failed
+    "ungrounded",  # valid, but a value is not one the conversation gives (`grounding=`)
 ]
 
 
@@ -65,7 +66,8 @@ class Problem:
         tool_name: The tool the model named, if any.
         call_id: The tool-call id the feedback answers, if any.
         raw_arguments: The arguments exactly as the model sent them.
-        fields: Field-level errors for `invalid_arguments`.
+        fields: Field-level errors for `invalid_arguments`, and the values not found in
+            the conversation for `ungrounded`.
     """
 
     kind: ProblemKind

@@ -522,6 +522,15 @@ def eval_(
         int,
         typer.Option("--max-retries", metavar="N", help="Feedback retries of the full pipeline."),
     ] = 2,
+    grounding: Annotated[
+        str,
+        typer.Option(
+            "--grounding",
+            metavar="POLICY",
+            help="The full pipeline's grounding check: default (identifiers and dates), all "
+            "(numbers too) or off.",
+        ),
+    ] = "default",
     bfcl: Annotated[
         str | None,
         typer.Option(
@@ -581,6 +590,7 @@ def eval_(
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
+    from toolcall_sdk.grounding._policy import CHOICES
 
     for case_file in cases or []:
         if looks_like_url(case_file):
@@ -593,6 +603,8 @@ def eval_(
         raise typer.BadParameter("--router must be llm, always or never")
     if max_tokens < 0:
         raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
+    if grounding not in CHOICES:
+        raise typer.BadParameter(f"--grounding must be one of {', '.join(CHOICES)}")
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
         served = preflight(base_url, model=model, api_key=api_key, timeout=timeout)
@@ -609,6 +621,7 @@ def eval_(
         timeout=timeout,
         max_tokens=max_tokens or None,
         wrong_parser_base_url=wrong_parser_base_url,
+        grounding=grounding,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
     try:
@@ -707,6 +720,15 @@ def proxy(
         float, typer.Option(metavar="SECONDS", help="Time limit per upstream request.")
     ] = 120.0,
     log_level: Annotated[str, typer.Option(metavar="LEVEL", help="uvicorn log level.")] = "info",
+    grounding: Annotated[
+        str,
+        typer.Option(
+            "--grounding",
+            metavar="POLICY",
+            help="Check that a call's values are in the request's messages: default "
+            "(identifiers and dates), all (numbers too) or off.",
+        ),
+    ] = "default",
 ) -> None:
     from toolcall_sdk._extras import MissingDependencyError
 
@@ -736,6 +758,7 @@ def proxy(
             router=router,
             call_tool_choice=call_tool_choice,
             timeout=timeout,
+            grounding=grounding,
         )
     except ProxyConfigError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -14,6 +14,10 @@ from toolcall_sdk import AsyncToolCallClient, RetryPolicy, ToolCallClient, tool
 from toolcall_sdk.testing import ScriptedModel
 
 TODAY = date(2026, 6, 1)
+# The scenario tests script arguments their prompts need not state ("Weather in Oslo?"
+# answered with an invoice): the grounding check, on by default, has its own tests
+# (tests/unit/grounding), which pass `grounding=` themselves.
+SCENARIO_GROUNDING = False
 
 
 class Ledger:
@@ -142,6 +146,7 @@ def make_client(sleeps: list[float], twin: str) -> Iterator[ClientFactory]:
         model: ScriptedModel, tools: list[Any], *, model_id: str = "test-model", **options: Any
     ) -> Any:
         options.setdefault("router", "always")
+        options.setdefault("grounding", SCENARIO_GROUNDING)
         if twin == "sync":
             options.setdefault("retry", RetryPolicy(sleep=sleeps.append, jitter=0.0))
             return ToolCallClient(
@@ -176,6 +181,7 @@ def make_sync_client(sleeps: list[float]) -> ClientFactory:
 
     def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> ToolCallClient:
         options.setdefault("router", "always")
+        options.setdefault("grounding", SCENARIO_GROUNDING)
         options.setdefault("retry", RetryPolicy(sleep=sleeps.append, jitter=0.0))
         return ToolCallClient(
             base_url=model.base_url,
@@ -195,6 +201,7 @@ def make_async_client(sleeps: list[float]) -> Callable[..., AsyncToolCallClient]
 
     def factory(model: ScriptedModel, tools: list[Any], **options: Any) -> AsyncToolCallClient:
         options.setdefault("router", "always")
+        options.setdefault("grounding", SCENARIO_GROUNDING)
         options.setdefault("retry", RetryPolicy(async_sleep=no_sleep, jitter=0.0))
         return AsyncToolCallClient(
             base_url=model.base_url,
@@ -220,6 +227,7 @@ def call_with(request: pytest.FixtureRequest, sleeps: list[float]) -> Call:
     def call(model: ScriptedModel, tools: list[Any], *, run: bool = False, **options: Any) -> Any:
         """Call (or run) "Weather in Oslo?" on a new client of this twin."""
         options.setdefault("router", "always")
+        options.setdefault("grounding", SCENARIO_GROUNDING)
         options.setdefault(
             "retry", RetryPolicy(sleep=sleeps.append, async_sleep=no_sleep, jitter=0.0)
         )

@@ -53,9 +53,10 @@ def _run(name: str, **env: str) -> str:
 def test_examples_exist() -> None:
     names = {p.name for p in EXAMPLES}
     # The invoice agent (quickstart: one call; agent_loop: the loop with an approval), a
-    # multi-step async agent, streaming into a terminal UI, escalation to a human queue, and
-    # the agent behind a FastAPI endpoint.
+    # multi-step async agent, streaming into a terminal UI, escalation to a human queue, the
+    # agent behind a FastAPI endpoint, and a wrong amount caught by the grounding check.
     assert {
+        "grounded_amounts.py",
         "quickstart.py",
         "agent_loop.py",
         "async_agent.py",
@@ -201,3 +202,16 @@ def test_agent_loop_pauses_for_approval_and_finishes() -> None:
     assert 'step 2 waits: send_invoice({"customer_id": "CUS-000042", "amount_vnd": 1500000})' in out
     assert "step 2: [('send_invoice', {'invoice_id': 'INV-0007'" in out
     assert "step 3: answer 'Invoice INV-0007 for 1,500,000 VND is on its way to Acme.'" in out
+
+
+def test_grounded_amounts_catches_and_corrects_the_wrong_amount() -> None:
+    out = _run("grounded_amounts.py")
+
+    assert "attempt 1 rejected (ungrounded); told:" in out
+    assert (
+        '- amount_vnd: 125000000 is not a number the user gave; the user wrote "12.5 million '
+        'VND" (= 12500000)'
+    ) in out
+    assert "vat_vnd" not in out.split("attempt 2")[0]  # derived: never checked
+    assert "attempt 2: ok" in out
+    assert "-> {'invoice_id': 'INV-0001', 'total_vnd': 13500000}" in out

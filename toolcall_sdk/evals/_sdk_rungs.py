@@ -6,7 +6,10 @@
   and a text answer with no call in it is taken as the model's answer, as under `auto`.
 - `required+validate`: `router="always"`, forced call, Pydantic validation, `max_retries=0`,
   no recovery.
-- `full`: the SDK as users get it: the settings' router and feedback retries, recovery.
+- `full`: the SDK as users get it: the settings' router and feedback retries, recovery,
+  the settings' grounding check (the client's default unless told otherwise).
+
+The two lower SDK rungs run without the grounding check: they measure the schema alone.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
 from toolcall_sdk.evals._settings import EvalSettings
+from toolcall_sdk.grounding._policy import named_grounding
 
 __all__ = ["SDK_RUNGS", "run_sdk"]
 
@@ -55,10 +59,17 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
             "max_retries": 0,
             "recover": True,
             "strict": False,
+            "grounding": False,
         }
     if pipeline == "required+validate":
-        return {"router": "always", "max_retries": 0, "recover": False}
-    return {"router": settings.router, "max_retries": settings.max_retries, "recover": True}
+        return {"router": "always", "max_retries": 0, "recover": False, "grounding": False}
+    grounding = named_grounding(settings.grounding)
+    return {
+        "router": settings.router,
+        "max_retries": settings.max_retries,
+        "recover": True,
+        "grounding": grounding if grounding is not None else False,
+    }
 
 
 async def run_sdk(

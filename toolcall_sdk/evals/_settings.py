@@ -34,6 +34,9 @@ class EvalSettings:
             pass one whose sleeps are recorded.
         wrong_parser_base_url: A second server with the same model behind vLLM's plain
             `hermes` parser, for the `auto` rung; None runs `auto` against `base_url`.
+        grounding: The `full` pipeline's grounding check: `default` (the client's
+            default: identifiers and dates), `all` (numbers too) or `off`. The other SDK
+            rungs measure what they always did, without it.
     """
 
     base_url: str
@@ -45,6 +48,7 @@ class EvalSettings:
     max_tokens: int | None = DEFAULT_MAX_TOKENS
     retry: RetryPolicy | None = None
     wrong_parser_base_url: str | None = None
+    grounding: str = "default"
 
     @property
     def auto_base_url(self) -> str:
@@ -61,6 +65,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "router": settings.router if isinstance(settings.router, str) else repr(settings.router),
         "max_retries": settings.max_retries,
         "max_tokens": settings.max_tokens,
+        "grounding": settings.grounding,
     }
 
 

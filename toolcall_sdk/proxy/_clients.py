@@ -81,6 +81,7 @@ class ClientCache:
             default_headers=headers or None,
             timeout=self._config.timeout,
             http_client=self._http_client(),
+            grounding=self._config.grounding or False,
             **options,
         )
 

@@ -44,7 +44,8 @@ class ProxyMetrics:
         self.failures = Counter(
             "toolcall_proxy_failures",
             "Rejected answers by problem class (invalid_arguments, invalid_json, unknown_tool, "
-            "no_tool_call), requests whose retries ran out (retries_exhausted), and upstream "
+            "no_tool_call, ungrounded, ...), requests whose retries ran out (retries_exhausted), "
+            "and upstream "
             "errors (by SDK error class).",
             ["failure"],
             registry=self.registry,

@@ -10,6 +10,8 @@ from typing import TypedDict
 import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
+from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingPolicy, GroundingSpec
+from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
 
 __all__ = [
     "DEFAULT_HOST",
@@ -56,6 +58,10 @@ class ProxyOptions(TypedDict, total=False):
         max_clients: Ready pipeline clients kept (one per tool set and options).
         http_client: The `httpx2.AsyncClient` used toward the upstream (tests inject a
             `ScriptedModel` transport here); the proxy then does not close it.
+        grounding: The grounding check of validated calls against the request's messages
+            (user and tool messages, the system prompt): `True`, `False`, a
+            `GroundingPolicy`, or a command line's name (`default`, `all`, `off`).
+            Default: the client's (identifiers and dates).
     """
 
     api_key: str | None
@@ -67,6 +73,7 @@ class ProxyOptions(TypedDict, total=False):
     retry: RetryPolicy | None
     max_clients: int
     http_client: httpx2.AsyncClient | None
+    grounding: GroundingSpec | str
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,7 @@ class ProxyConfig:
     retry: RetryPolicy | None = None
     max_clients: int = DEFAULT_MAX_CLIENTS
     http_client: httpx2.AsyncClient | None = None
+    grounding: GroundingPolicy | None = DEFAULT_POLICY
 
 
 def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> ProxyConfig:
@@ -90,7 +98,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
 
     Raises:
         ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
-            router, a negative retry count or a non-positive timeout.
+            router, a negative retry count, a non-positive timeout or an unknown grounding.
     """
     upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
     if not upstreams:
@@ -118,6 +126,11 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
+    try:
+        given = options.get("grounding", DEFAULT_POLICY)
+        grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
+    except ToolCallError as exc:
+        raise ProxyConfigError(str(exc)) from None
     return ProxyConfig(
         upstreams=tuple(url.rstrip("/") for url in upstreams),
         api_key=options.get("api_key") or None,
@@ -129,6 +142,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         retry=options.get("retry"),
         max_clients=max_clients,
         http_client=options.get("http_client"),
+        grounding=grounding,
     )
 
 

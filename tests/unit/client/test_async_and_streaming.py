@@ -10,7 +10,7 @@ import pytest
 from toolcall_sdk import AsyncToolCallClient, ModelRetry, ToolCallClient, ToolCallFailed, tool
 from toolcall_sdk.testing import ScriptedModel, http_error, parallel, text, tool_call
 
-from ..conftest import Ledger
+from ..conftest import SCENARIO_GROUNDING, Ledger
 
 GOOD = {"customer_id": "CUS-123456", "amount_vnd": 150000, "due_date": "2026-07-01"}
 
@@ -118,12 +118,17 @@ def test_stream_gives_the_same_result(create_invoice: Any, chunk_size: int) -> N
         tools=[create_invoice],
         router="always",
         http_client=plain_model.http_client(),
+        grounding=SCENARIO_GROUNDING,
     ).call("two invoices")
 
     streamed_model = ScriptedModel(_script(), chunk_size=chunk_size)
     with streamed_model.serve() as base_url:
         streamed = ToolCallClient(
-            base_url=base_url, model="m", tools=[create_invoice], router="always"
+            base_url=base_url,
+            model="m",
+            tools=[create_invoice],
+            router="always",
+            grounding=SCENARIO_GROUNDING,
         ).call("two invoices", stream=True)
 
     assert _summary(streamed) == _summary(plain)
@@ -135,7 +140,11 @@ async def test_async_stream(create_invoice: Any) -> None:
     model = ScriptedModel(_script(), chunk_size=2)
     with model.serve() as base_url:
         client = AsyncToolCallClient(
-            base_url=base_url, model="m", tools=[create_invoice], router="always"
+            base_url=base_url,
+            model="m",
+            tools=[create_invoice],
+            router="always",
+            grounding=SCENARIO_GROUNDING,
         )
         result = await client.call("two invoices", stream=True)
         await client.close()

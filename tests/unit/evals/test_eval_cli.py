@@ -86,6 +86,9 @@ def test_eval_rejects_bad_options(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "--model", "m"])
     assert result.exit_code == 2
     assert "give a case file" in result.output
+    result = CliRunner().invoke(app, ["eval", "--model", "m", "--grounding", "numbers"])
+    assert result.exit_code == 2
+    assert "--grounding must be one of default, all, off" in result.output
 
 
 # -- trust boundary, preflight, resuming -------------------------------------------------

@@ -45,7 +45,9 @@ def invoice_case(case_id: str = "c1", **overrides: Any) -> EvalCase:
     raw: dict[str, Any] = {
         "id": case_id,
         "category": "create",
-        "messages": [{"role": "user", "content": f"[{case_id}] bill CUS-000123"}],
+        "messages": [
+            {"role": "user", "content": f"[{case_id}] bill CUS-000123 1500000 VND, due 2027-01-15"}
+        ],
         "tools": [INVOICE_TOOL, STATUS_TOOL],
         "expected": {"calls": [{"name": "create_invoice", "arguments": GOOD}]},
     }
@@ -53,9 +55,15 @@ def invoice_case(case_id: str = "c1", **overrides: Any) -> EvalCase:
     return parse_case(raw, allow_code=True)  # one test names the bundled tools module
 
 
-def run(case: EvalCase, pipeline: str, *replies: Reply, router: str = "always") -> dict[str, Any]:
+def run(
+    case: EvalCase,
+    pipeline: str,
+    *replies: Reply,
+    router: str = "always",
+    grounding: str = "default",
+) -> dict[str, Any]:
     model = ScriptedModel(list(replies))
-    settings = EvalSettings(base_url=model.base_url, model="m", router=router)
+    settings = EvalSettings(base_url=model.base_url, model="m", router=router, grounding=grounding)
     [record] = run_eval_sync([case], settings, pipelines=[pipeline], transport=model.transport())
     record["_model"] = model
     return record
@@ -206,6 +214,26 @@ def test_full_retries_with_feedback_and_counts_requests() -> None:
     feedback = model.chat_requests[2].messages[-1]
     assert feedback["role"] == "tool"
     assert "customer_id" in feedback["content"]
+
+
+def test_full_checks_grounding_as_told_the_lower_rungs_never() -> None:
+    wrong = {**GOOD, "amount_vnd": 15_000_000}  # a zero too many: every schema accepts it
+    record = run(
+        invoice_case(),
+        "full",
+        tool_call("create_invoice", wrong),
+        tool_call("create_invoice", GOOD),
+        grounding="all",
+    )
+    assert (record["verdict"], record["attempts"]) == ("pass", 2)
+    feedback = record["_model"].chat_requests[1].messages[-1]["content"]
+    assert "amount_vnd: 15000000 is not a number the user gave" in feedback
+
+    for pipeline, grounding in (("full", "off"), ("full", "default"), ("required+validate", "all")):
+        record = run(
+            invoice_case(), pipeline, tool_call("create_invoice", wrong), grounding=grounding
+        )
+        assert (record["verdict"], record["attempts"]) == ("wrong_args", 1), (pipeline, grounding)
 
 
 def test_full_router_says_no_gives_missed_call() -> None:

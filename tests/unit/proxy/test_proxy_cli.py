@@ -42,3 +42,12 @@ def test_missing_extra_is_one_line_naming_it() -> None:
         "error: toolcall-sdk proxy needs 'starlette', which is not installed: run "
         f"`{install_command('proxy')}`"
     ]
+
+
+def test_refuses_an_unknown_grounding() -> None:
+    result = CliRunner().invoke(
+        app, ["proxy", "--upstream", "http://127.0.0.1:8000/v1", "--grounding", "numbers"]
+    )
+
+    assert result.exit_code == 2
+    assert "--grounding must be one of default, all, off" in result.output
