@@ -642,6 +642,14 @@ class ToolCallClient(_ClientCore):
         balance: How several servers share the requests (`BalancePolicy`): affinity
             (default `"call"`: a call's requests stay on one healthy server) and the
             cool-down of an unhealthy server. `servers` shows their state.
+        grounding: The grounding check of stage 2, after the schema and before anything
+            runs: each checked value of a call must be one the conversation gives (user and
+            tool messages, the system prompt), or the call goes back to the model as an
+            `ungrounded` problem. False (the default) checks nothing; `DEFAULT_POLICY`
+            (`toolcall_sdk.grounding`) checks identifiers and dates; True adds numbers; a
+            `GroundingPolicy` names the kinds, sources and a reference date. `call`, `run`,
+            `stream` and `resume` take `grounding=` for one call. Per field:
+            `Annotated[..., Grounded()]` or `Derived()`. See docs/grounding.md.
         hooks: Functions (sync or async) given every stage of every call as a typed event
             (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
             a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is

@@ -25,7 +25,7 @@ from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._transport import RetryPolicy
-from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingSpec
+from toolcall_sdk.grounding import GroundingSpec
 from toolcall_sdk.grounding._policy import resolve_grounding
 
 if TYPE_CHECKING:
@@ -109,7 +109,9 @@ DEFAULTS: ClientOptions = {
     "hidden_size": None,
     "balance": None,
     "hooks": (),
-    "grounding": DEFAULT_POLICY,
+    # Off unless asked for: it changes what a scripted or recorded conversation that never
+    # states its ids and dates gets back (docs/grounding.md, "The default").
+    "grounding": False,
 }
 
 

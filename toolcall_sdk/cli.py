@@ -527,10 +527,10 @@ def eval_(
         typer.Option(
             "--grounding",
             metavar="POLICY",
-            help="The full pipeline's grounding check: default (identifiers and dates), all "
-            "(numbers too) or off.",
+            help="The full pipeline's grounding check: off, default (identifiers and "
+            "dates) or all (numbers too).",
         ),
-    ] = "default",
+    ] = "off",
     bfcl: Annotated[
         str | None,
         typer.Option(
@@ -725,10 +725,10 @@ def proxy(
         typer.Option(
             "--grounding",
             metavar="POLICY",
-            help="Check that a call's values are in the request's messages: default "
-            "(identifiers and dates), all (numbers too) or off.",
+            help="Check that a call's values are in the request's messages: off, default "
+            "(identifiers and dates) or all (numbers too).",
         ),
-    ] = "default",
+    ] = "off",
 ) -> None:
     from toolcall_sdk._extras import MissingDependencyError
 

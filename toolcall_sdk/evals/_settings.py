@@ -48,7 +48,7 @@ class EvalSettings:
     max_tokens: int | None = DEFAULT_MAX_TOKENS
     retry: RetryPolicy | None = None
     wrong_parser_base_url: str | None = None
-    grounding: str = "default"
+    grounding: str = "off"
 
     @property
     def auto_base_url(self) -> str:

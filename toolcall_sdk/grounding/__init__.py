@@ -26,8 +26,8 @@ client = ToolCallClient(model="m", tools=[create_invoice], grounding=True)  # nu
 client.call(messages, grounding=GroundingPolicy(kinds={"identifier"}))  # per call
 ```
 
-Left out, `grounding=` is `DEFAULT_POLICY`: identifiers and dates. `FULL_POLICY`
-(`grounding=True`) adds numbers.
+Left out, `grounding=` is False: no check. `DEFAULT_POLICY` checks identifiers and dates;
+`FULL_POLICY` (`grounding=True`) adds numbers.
 
 See docs/grounding.md for what is checked, what is not, and the measured false alarms.
 """

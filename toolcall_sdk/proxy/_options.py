@@ -10,7 +10,7 @@ from typing import TypedDict
 import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
-from toolcall_sdk.grounding import DEFAULT_POLICY, GroundingPolicy, GroundingSpec
+from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
 from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
 
 __all__ = [
@@ -90,7 +90,7 @@ class ProxyConfig:
     retry: RetryPolicy | None = None
     max_clients: int = DEFAULT_MAX_CLIENTS
     http_client: httpx2.AsyncClient | None = None
-    grounding: GroundingPolicy | None = DEFAULT_POLICY
+    grounding: GroundingPolicy | None = None
 
 
 def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> ProxyConfig:
@@ -127,7 +127,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
     try:
-        given = options.get("grounding", DEFAULT_POLICY)
+        given = options.get("grounding", False)
         grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
     except ToolCallError as exc:
         raise ProxyConfigError(str(exc)) from None

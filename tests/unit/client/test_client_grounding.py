@@ -106,7 +106,27 @@ def test_an_invented_id_is_caught_by_the_default_policy_a_number_is_not(
     )
 
 
-def test_the_client_default_is_identifiers_and_dates(create_invoice: Any) -> None:
+def test_the_client_default_checks_nothing(create_invoice: Any) -> None:
+    invented = {**WRONG, "due_date": "2028-01-13"}
+    model = ScriptedModel([tool_call("create_invoice", invented)])
+    client = ToolCallClient(
+        base_url=model.base_url,
+        model="m",
+        tools=[create_invoice],
+        router="always",
+        http_client=model.http_client(),
+    )
+
+    result = client.call(ASKED)
+
+    assert len(model.chat_requests) == 1
+    assert result.attempts[0].problems == []
+    assert result.call.arguments.model_dump(mode="json")["due_date"] == "2028-01-13"
+
+
+def test_default_policy_checks_identifiers_and_dates(create_invoice: Any) -> None:
+    from toolcall_sdk.grounding import DEFAULT_POLICY
+
     invented = {**WRONG, "due_date": "2028-01-13"}
     model = ScriptedModel(
         [tool_call("create_invoice", invented), tool_call("create_invoice", WRONG)]
@@ -117,6 +137,7 @@ def test_the_client_default_is_identifiers_and_dates(create_invoice: Any) -> Non
         tools=[create_invoice],
         router="always",
         http_client=model.http_client(),
+        grounding=DEFAULT_POLICY,
     )
 
     result = client.call(ASKED)

@@ -84,17 +84,18 @@ async def test_a_wrong_amount_is_sent_back_before_the_caller_sees_it() -> None:
     )
 
 
-async def test_the_default_checks_identifiers_and_dates_off_checks_nothing() -> None:
+async def test_default_checks_identifiers_and_dates_off_and_no_option_check_nothing() -> None:
     invented = {**RIGHT, "due_date": "2028-01-13"}
     model = ScriptedModel(
         [tool_call("create_invoice", invented), tool_call("create_invoice", RIGHT)]
     )
-    assert arguments(await post(model)) == RIGHT
+    assert arguments(await post(model, grounding="default")) == RIGHT
     assert "2028-01-13 is not a date the user gave" in str(model.chat_requests[1].messages[-1])
 
-    unchecked = ScriptedModel([tool_call("create_invoice", invented)])
-    assert arguments(await post(unchecked, grounding="off")) == invented
-    assert len(unchecked.chat_requests) == 1
+    for options in ({"grounding": "off"}, {}):
+        unchecked = ScriptedModel([tool_call("create_invoice", invented)])
+        assert arguments(await post(unchecked, **options)) == invented
+        assert len(unchecked.chat_requests) == 1
 
 
 def test_an_unknown_grounding_name_is_refused() -> None:
