@@ -60,6 +60,10 @@ def test_ladder_on_the_real_model(
         str(out),
         "--concurrency",
         "4",
+        # A loaded 2-core machine: an unconstrained `auto` answer can take minutes, and a
+        # timed-out pair is "unfinished" (exit 1), not a result.
+        "--timeout",
+        "900",
         "--no-progress",
     ]
     result = CliRunner().invoke(app, argv)
