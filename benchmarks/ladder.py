@@ -40,6 +40,8 @@ from toolcall_sdk.evals._report import build_report
 from toolcall_sdk.evals._runner import load_records
 from toolcall_sdk.evals._seed import SEED_PASS_RATES, SEED_SOURCE, seed_text
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS, EvalSettings
+from toolcall_sdk.grounding._policy import CHOICES
+from toolcall_sdk.routing import ROUTER_NAMES
 
 REPO: Final = Path(__file__).resolve().parents[1]
 INVOICES: Final = REPO / "evals" / "invoices.jsonl"
@@ -60,7 +62,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--bfcl", default=",".join(BFCL_CATEGORIES), help="BFCL categories, comma-separated"
     )
-    parser.add_argument("--router", default="llm", choices=("llm", "always", "never"))
+    parser.add_argument("--router", default="llm", choices=ROUTER_NAMES)
+    parser.add_argument(
+        "--pipelines", default=",".join(LADDER), help="rungs to run, comma-separated"
+    )
+    parser.add_argument(
+        "--grounding", default="off", choices=CHOICES, help="the full pipeline's grounding"
+    )
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -75,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console(width=160)
+    rungs = tuple(p.strip() for p in args.pipelines.split(",") if p.strip())
+    if unknown := [p for p in rungs if p not in LADDER]:
+        print(f"error: unknown rung(s) {unknown}; choose from {', '.join(LADDER)}", file=sys.stderr)
+        return 2
     # This repository's own case file names its tools as Python; trusting it is trusting
     # the checkout this script runs from. Any other file needs --allow-code.
     allow_code = args.allow_code or Path(args.cases).resolve() == INVOICES
@@ -103,17 +115,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         timeout=args.timeout,
         max_tokens=args.max_tokens or None,
         wrong_parser_base_url=args.wrong_parser_base_url,
+        grounding=args.grounding,
     )
     out = Path(args.out)
     code = 0
     for (name, label, _, _), cases in zip(sources, loaded, strict=True):
-        console.print(f"ladder: {name}, {len(cases)} cases x {len(LADDER)} rungs", markup=False)
+        console.print(f"ladder: {name}, {len(cases)} cases x {len(rungs)} rungs", markup=False)
         code = max(
             code,
             run_eval_command(
                 cases,
                 settings,
-                pipelines=LADDER,
+                pipelines=rungs,
                 out_dir=out / name,
                 concurrency=args.concurrency,
                 progress="plain",

@@ -340,12 +340,16 @@ def _step_flow(
             state.usage += attempt.usage
             resume = None
         else:
+            # A router that leaves the decision to the answer (`answer_decides`) lets the
+            # first attempt answer in text; once the model has called, its retries are
+            # forced like any other call's, so feedback cannot be dodged with a text reply.
+            may_answer = control.may_answer or (decision.answer_decides and number == first)
             attempt, message = yield from _ask_for_calls(
-                config, state, offered, number, may_answer=control.may_answer
+                config, state, offered, number, may_answer=may_answer
             )
             repairs = attempt.repairs
-            if control.may_answer and not message.get("tool_calls"):
-                return _text_answer(state, decision, message, execute)
+            if may_answer and not message.get("tool_calls"):
+                return (yield from _answered(config, state, decision, message, execute, control))
         calls, problems = _checked(
             config, state, message, offered_tools, validation_context, attempt, repairs
         )
@@ -497,6 +501,31 @@ def _ask_for_calls(
     message, renamed = repair_tool_names(message, offered)
     attempt.repairs.extend(renamed)
     return attempt, message
+
+
+def _answered(
+    config: Config,
+    state: _Run,
+    decision: RouteDecision,
+    message: dict[str, Any],
+    execute: bool,
+    control: StepControl,
+) -> Generator[Effect, Any, ToolCallResult]:
+    """The step's text answer, where the model was free to give one."""
+    if not control.may_answer and _writes_a_call(config, message):
+        # On a first step, text that is only a call to a tool nobody offered (a small
+        # model's `{"name": "tell_joke", ...}`) is no answer: ask again without tools.
+        result = yield from _plain_answer(config, state, decision)
+        result.attempts = state.attempts
+        return result
+    return _text_answer(state, decision, message, execute)
+
+
+def _writes_a_call(config: Config, message: Mapping[str, Any]) -> bool:
+    """Whether a text answer reads as tool calls (to tools nobody offered, by then)."""
+    return bool(message.get("content")) and (
+        recover_calls(dict(message), hint=config.model, attempt=0) is not None
+    )
 
 
 def _offered_only(

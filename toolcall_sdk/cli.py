@@ -514,8 +514,8 @@ def eval_(
         typer.Option(
             "--router",
             metavar="NAME",
-            help="The full pipeline's router: llm (ask the model), always, never. Use "
-            "always for models not trained on the router prompt (the CPU demo model).",
+            help="The full pipeline's router: llm (the model's answer under auto decides), "
+            "probe (a routing question first), always, never.",
         ),
     ] = "llm",
     max_retries: Annotated[
@@ -591,6 +591,7 @@ def eval_(
     from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
     from toolcall_sdk.grounding._policy import CHOICES
+    from toolcall_sdk.routing import ROUTER_NAMES
 
     for case_file in cases or []:
         if looks_like_url(case_file):
@@ -599,8 +600,8 @@ def eval_(
     unknown = [p for p in chosen if p not in LADDER]
     if unknown:
         raise typer.BadParameter(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
-    if router not in ("llm", "always", "never"):
-        raise typer.BadParameter("--router must be llm, always or never")
+    if router not in ROUTER_NAMES:
+        raise typer.BadParameter(f"--router must be one of {', '.join(ROUTER_NAMES)}")
     if max_tokens < 0:
         raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
     if grounding not in CHOICES:
@@ -701,8 +702,8 @@ def proxy(
         str,
         typer.Option(
             metavar="NAME",
-            help="How tool_choice=auto is routed: llm (ask the model), always (force a "
-            "call), never (plain answer).",
+            help="How tool_choice=auto is routed: llm (the model's answer decides), probe "
+            "(a routing question first), always (force a call), never (plain answer).",
         ),
     ] = "llm",
     call_tool_choice: Annotated[

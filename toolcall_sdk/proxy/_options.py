@@ -12,6 +12,7 @@ import httpx2
 from toolcall_sdk import RetryPolicy, ToolCallError
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
 from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
+from toolcall_sdk.routing import ROUTER_NAMES
 
 __all__ = [
     "DEFAULT_HOST",
@@ -27,7 +28,7 @@ __all__ = [
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8100
 # The routers a command line can name; an auto `tool_choice` goes through this one.
-ROUTERS = ("llm", "always", "never")
+ROUTERS = ROUTER_NAMES
 # Distinct (tools, options, credential) combinations kept as ready clients. Agents reuse
 # one tool set per conversation, so a few hundred cover many concurrent applications.
 DEFAULT_MAX_CLIENTS = 256

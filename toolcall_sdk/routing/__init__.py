@@ -9,7 +9,7 @@ flow answers `decide()` when the router is used on its own.
 
     from toolcall_sdk.routing import HybridRouter, LLMRouter, RouteDecision
 
-The client resolves `router="llm" | "always" | "never" | object | callable` through
+The client resolves `router="llm" | "probe" | "always" | "never" | object | callable` through
 `resolve_router`. `HybridRouter.for_costs` sizes the hybrid's band from a request cost and
 an error cost (`band_for_costs`, `hybrid_curve`); `decision_record` and `read_routing_cases`
 turn traffic into labelled cases for `EmbeddingRouter.fit` and `refresh`. See
@@ -23,7 +23,13 @@ from toolcall_sdk.routing._band import (
     band_for_costs,
     hybrid_curve,
 )
-from toolcall_sdk.routing._basic import AlwaysRouter, NeverRouter, RouterSpec, resolve_router
+from toolcall_sdk.routing._basic import (
+    ROUTER_NAMES,
+    AlwaysRouter,
+    NeverRouter,
+    RouterSpec,
+    resolve_router,
+)
 from toolcall_sdk.routing._decision import RouteDecision, Router, coerce_decision
 from toolcall_sdk.routing._flow import (
     AskModel,
@@ -36,12 +42,14 @@ from toolcall_sdk.routing._flow import (
     route_flow,
 )
 from toolcall_sdk.routing._hybrid import HybridRouter
-from toolcall_sdk.routing._llm import LLMRouter
+from toolcall_sdk.routing._llm import ROUTER_MODES, LLMRouter, RouterMode
 from toolcall_sdk.routing._tool_specs import ToolSpec, tool_specs
 from toolcall_sdk.routing.embedding import EmbeddingRouter, decision_record, read_routing_cases
 
 __all__ = [
     "BAND_WIDTHS",
+    "ROUTER_MODES",
+    "ROUTER_NAMES",
     "AlwaysRouter",
     "AskModel",
     "Consult",
@@ -55,6 +63,7 @@ __all__ = [
     "RouteEffect",
     "RouteFlow",
     "Router",
+    "RouterMode",
     "RouterSpec",
     "ToolSpec",
     "band_for_costs",

@@ -11,7 +11,7 @@ from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing._decision import RouteDecision, Router
 from toolcall_sdk.routing._llm import LLMRouter
 
-__all__ = ["AlwaysRouter", "NeverRouter", "RouterSpec", "resolve_router"]
+__all__ = ["ROUTER_NAMES", "AlwaysRouter", "NeverRouter", "RouterSpec", "resolve_router"]
 
 
 class AlwaysRouter:
@@ -57,20 +57,36 @@ class _CallableRouter:
         return self.function(messages, tools)
 
 
+def _answer() -> LLMRouter:
+    return LLMRouter(mode="answer")
+
+
+def _probe() -> LLMRouter:
+    return LLMRouter(mode="probe")
+
+
+# The routers a name selects (the client's `router=`, the CLI's and the proxy's `--router`):
+# "llm" is `LLMRouter()` (a routing question, then the stage-2 answer decides), "answer" and
+# "probe" its other modes (the answer alone, the question alone).
+_NAMED: dict[str, Callable[[], Any]] = {
+    "llm": LLMRouter,
+    "answer": _answer,
+    "probe": _probe,
+    "always": AlwaysRouter,
+    "never": NeverRouter,
+}
+ROUTER_NAMES: tuple[str, ...] = tuple(_NAMED)
+
+
 def resolve_router(spec: RouterSpec) -> Any:
     """Turn the client's `router=` argument into a router object."""
     if isinstance(spec, str):
-        named: dict[str, Callable[[], Any]] = {
-            "llm": LLMRouter,
-            "always": AlwaysRouter,
-            "never": NeverRouter,
-        }
-        if spec not in named:
+        if spec not in _NAMED:
             raise RouterError(
-                f"unknown router {spec!r}: use 'llm', 'always', 'never', a router object "
-                "or a callable (messages, tools) -> bool | RouteDecision"
+                f"unknown router {spec!r}: use {', '.join(map(repr, ROUTER_NAMES))}, a router "
+                "object or a callable (messages, tools) -> bool | RouteDecision"
             )
-        return named[spec]()
+        return _NAMED[spec]()
     if hasattr(spec, "decide") or hasattr(spec, "adecide"):
         return spec
     if callable(spec):

@@ -22,6 +22,10 @@ class RouteDecision:
         score: Confidence that a call is needed, from 0 to 1.
         router: Which router decided.
         reason: Why, in a few words.
+        answer_decides: Leave the decision to the stage-2 answer: the model is offered the
+            tools under `tool_choice="auto"` and either calls (validated, and retried forced
+            like any call) or answers in text, which ends the step (`LLMRouter`'s default,
+            `mode="answer"`). `call` is True with it: the tools go to stage 2.
     """
 
     call: bool
@@ -29,6 +33,7 @@ class RouteDecision:
     score: float = 1.0
     router: str = ""
     reason: str = ""
+    answer_decides: bool = False
 
 
 @runtime_checkable

@@ -1,11 +1,28 @@
-"""`LLMRouter`: the served model answers "is a tool needed, and which" in a tiny request."""
+"""`LLMRouter`: the served model decides whether a tool is needed.
+
+Three ways to ask it:
+- `mode="both"` (the default): a tiny routing question about the user's last message first
+  ("is a tool needed?", a constrained JSON answer). "No" gives a plain answer without tools;
+  "yes" sends every tool to stage 2 under `tool_choice="auto"`, where the model's answer
+  decides again: a call (validated, and retried forced) or a text answer. A call happens
+  only when both say so. After a tool result there is no question: the answer decides.
+- `mode="answer"`: no question; the stage-2 answer under `auto` decides alone.
+- `mode="probe"`: the question (on the recent transcript, naming up to `shortlist` tools),
+  and a "call" forces stage 2 (`required`, or named) over the named tools.
+
+Measured on Qwen2.5-Coder-0.5B-Instruct over 166 non-live BFCL examples and their variants
+(benchmarks/router_live.py, docs/routing.md): `probe` reached accuracy 0.61 (recall 0.75,
+0.51 of the no-call cases left alone), `answer` 0.69 (0.92, 0.52) with no extra request, and
+`both` 0.74 (0.82, 0.68). A probe reworded as yes/no or multiple choice and read from the
+answer token's log-probabilities did not separate the classes (ROC AUC 0.58-0.64).
+"""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from toolcall_sdk._errors import RouterError
 from toolcall_sdk._tools import Tool
@@ -14,7 +31,10 @@ from toolcall_sdk.routing._decision import RouteDecision, coerce_decision
 from toolcall_sdk.routing._flow import AskModel, RouteEffect, drive, drive_async
 from toolcall_sdk.routing._tool_specs import tool_specs
 
-__all__ = ["LLMRouter"]
+__all__ = ["ROUTER_MODES", "LLMRouter", "RouterMode"]
+
+RouterMode = Literal["both", "answer", "probe"]
+ROUTER_MODES: tuple[RouterMode, ...] = get_args(RouterMode)
 
 # The router's question is asked in a fresh two-message conversation (system + user) so
 # it renders under every chat template, including those that demand strict alternation.
@@ -51,14 +71,25 @@ _BASE_TOKENS = 16
 
 
 class LLMRouter:
-    """Ask the served model itself, with a constrained tiny JSON answer.
+    """Let the served model itself decide whether a tool is needed.
 
-    One short request (structured output, temperature 0, a handful of tokens). With
-    `shortlist` (the default) the answer is `{"need_tool": bool, "tools": [names]}`, the
-    names restricted by the schema to the offered tools, and a "call" decision carries
-    them as the shortlist for stage 2; with `shortlist=0` it is `{"need_tool": bool}`.
-    An answer that cannot be read is taken as "call" with every tool: a forced call is
-    validated afterwards, while a wrong "no" would silently drop the request.
+    `mode="both"` (the default) asks one short routing question about the user's last
+    message (structured output, temperature 0, a handful of tokens). A "no" ends in a plain
+    answer without tools; a "yes" offers every tool under `tool_choice="auto"`, and the
+    model's answer decides again (`RouteDecision.answer_decides`): a call it makes (read from
+    its text too, offered tools only) is validated and, when wrong, fed back and retried
+    forced; a text answer ends the step. A conversation that ends with a tool result gets no
+    question.
+
+    `mode="answer"` asks nothing: stage 2 under `auto` decides alone (no extra request, more
+    needless calls on a small model). `mode="probe"` asks the question over the recent
+    transcript and forces stage 2 on "yes".
+
+    The question's answer is `{"need_tool": bool, "tools": [names]}` with `shortlist` (the
+    default), the names restricted by the schema to the offered tools (in `probe` mode the
+    named tools are stage 2's shortlist), or `{"need_tool": bool}` with `shortlist=0`. An
+    answer that cannot be read is taken as "call" with every tool: a call is validated
+    afterwards, while a wrong "no" would silently drop the request.
 
     Inside a client the routing request goes to the client's server. Used on its own
     (`decide`, e.g. in a benchmark or a `HybridRouter` outside a client), it needs
@@ -66,7 +97,9 @@ class LLMRouter:
     `requests`, `prompt_tokens`, `completion_tokens` and `latency_s`.
 
     Args:
-        max_tokens: Token budget of the answer; None sizes it from `shortlist`.
+        mode: `"both"` (the question, then the answer), `"answer"` (the answer alone) or
+            `"probe"` (the question alone, then a forced call).
+        max_tokens: Token budget of the question's answer; None sizes it from `shortlist`.
         shortlist: How many tools the model may name (0: only "call or not").
         client: An OpenAI-compatible client for standalone use.
         model: The served model name for standalone use.
@@ -77,13 +110,17 @@ class LLMRouter:
     def __init__(
         self,
         *,
+        mode: RouterMode = "both",
         max_tokens: int | None = None,
         shortlist: int = 3,
         client: Any = None,
         model: str | None = None,
     ) -> None:
+        if mode not in ROUTER_MODES:
+            raise ValueError(f"mode must be one of {', '.join(ROUTER_MODES)}, not {mode!r}")
         if shortlist < 0:
             raise ValueError("shortlist must be 0 or more")
+        self.mode: RouterMode = mode
         self.shortlist = shortlist
         self.max_tokens = (
             max_tokens
@@ -167,11 +204,36 @@ class LLMRouter:
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Tool[..., Any] | Mapping[str, Any]],
     ) -> Generator[RouteEffect, Any, RouteDecision]:
-        """One routing request (`AskModel`), then its reading."""
+        """The routing question (`AskModel`) and its reading; none in `answer` mode."""
         if not tools:
             return RouteDecision(call=False, score=0.0, router=self.name, reason="no tools")
-        message = yield AskModel(self.request_params(messages, tools), asker=self)
-        return self.interpret(message)
+        if self.mode == "answer" or (self.mode == "both" and not _ends_with_user(messages)):
+            # After a tool result the question is "answer now or call again": the answer
+            # itself says it, and a probe of the last user turn would only repeat it.
+            return RouteDecision(
+                call=True,
+                score=0.5,
+                router=self.name,
+                reason="the model decides in its answer (tool_choice=auto)",
+                answer_decides=True,
+            )
+        if self.mode == "probe":
+            message = yield AskModel(self.request_params(messages, tools), asker=self)
+            return self.interpret(message)
+        # "both": the probe sees the user's last message alone (with the turns before it,
+        # a small model reads an earlier call and its result as "already answered"), and a
+        # "call" still lets the answer decide, among every tool.
+        message = yield AskModel(self.request_params(messages[-1:], tools), asker=self)
+        decision = self.interpret(message)
+        if not decision.call:
+            return decision
+        return RouteDecision(
+            call=True,
+            score=decision.score,
+            router=self.name,
+            reason=f"{decision.reason}; the answer decides",
+            answer_decides=True,
+        )
 
     def ask(self, params: dict[str, Any]) -> dict[str, Any]:
         """Send a routing request through `client` (standalone use); count what it cost.
@@ -217,6 +279,10 @@ class LLMRouter:
         """`decide` with the request in a worker thread (standalone use with a sync client)."""
         flow = self.route_flow(messages, tools)
         return coerce_decision(await drive_async(flow, messages, tools), self)
+
+
+def _ends_with_user(messages: Sequence[Mapping[str, Any]]) -> bool:
+    return bool(messages) and messages[-1].get("role") == "user"
 
 
 def _shortlist_schema(names: Sequence[str], limit: int) -> dict[str, Any]:

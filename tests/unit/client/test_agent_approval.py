@@ -64,7 +64,7 @@ def test_nothing_runs_before_approval_and_the_state_is_plain_json(
     make_client: ClientFactory, get_balance: Any, send_payment: Any, ledger: Ledger
 ) -> None:
     model = pay_script()
-    client = make_client(model, [get_balance, send_payment], router="llm")
+    client = make_client(model, [get_balance, send_payment], router="probe")
 
     paused = pause(client)
 
@@ -95,7 +95,7 @@ def test_resume_after_a_json_round_trip_runs_exactly_the_approved_calls(
     make_client: ClientFactory, get_balance: Any, send_payment: Any, ledger: Ledger
 ) -> None:
     model = pay_script()
-    client = make_client(model, [get_balance, send_payment], router="llm")
+    client = make_client(model, [get_balance, send_payment], router="probe")
     paused = pause(client)
     stored = json.dumps(json.loads(paused.state), indent=2)  # stored and read back as JSON
 
@@ -130,7 +130,7 @@ def test_a_denied_call_goes_back_to_the_model_and_never_runs(
         ],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, [get_balance, send_payment], router="llm")
+    client = make_client(model, [get_balance, send_payment], router="probe")
     paused = pause(client)
 
     result = client.resume(paused.state, approvals={"call_2": False})
@@ -206,7 +206,7 @@ def test_approvals_must_answer_exactly_the_pending_calls(
     message: str,
 ) -> None:
     model = pay_script()
-    client = make_client(model, [get_balance, send_payment], router="llm")
+    client = make_client(model, [get_balance, send_payment], router="probe")
     paused = pause(client)
 
     with pytest.raises(ResumeError, match=message):
@@ -246,7 +246,7 @@ def test_a_tampered_or_foreign_state_is_refused(
     message: str,
 ) -> None:
     model = pay_script()
-    client = make_client(model, [get_balance, send_payment], router="llm")
+    client = make_client(model, [get_balance, send_payment], router="probe")
     paused = pause(client)
 
     with pytest.raises(ResumeError, match=message):
@@ -259,7 +259,7 @@ def test_a_state_naming_tools_the_client_lacks_is_refused(
     make_client: ClientFactory, get_balance: Any, send_payment: Any
 ) -> None:
     model = pay_script()
-    paused = pause(make_client(model, [get_balance, send_payment], router="llm"))
+    paused = pause(make_client(model, [get_balance, send_payment], router="probe"))
     other = make_client(model, [get_balance])
 
     with pytest.raises(ResumeError, match=r"\['send_payment'\] that this client does not have"):

@@ -64,7 +64,7 @@ def test_multi_step_run_feeds_results_back_until_a_text_answer(
         ],
         route_answer=verdicts(True, True, False),
     )
-    client = make_client(model, [find_customer, create_invoice], router="llm")
+    client = make_client(model, [find_customer, create_invoice], router="probe")
 
     result = client.run("Invoice Acme 1500000 VND, due 2030-12-31", max_steps=5, stream=stream)
 
@@ -152,7 +152,7 @@ def test_a_step_retrying_invalid_arguments_is_still_one_step(
         ],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, [create_invoice], router="llm")
+    client = make_client(model, [create_invoice], router="probe")
 
     result = client.run("invoice", max_steps=3)
 
@@ -199,7 +199,7 @@ def test_the_loop_guard_lets_the_model_answer_after_its_feedback(
         [repeat, repeat, text("It is 18 degrees in Oslo.")],
         route_answer=verdicts(True, True, False),
     )
-    client = make_client(model, [get_weather], router="llm", max_retries=0)
+    client = make_client(model, [get_weather], router="probe", max_retries=0)
 
     result = client.run("Weather in Oslo?", max_steps=5, loop_guard=2)
 
@@ -224,7 +224,7 @@ def test_identical_calls_in_one_answer_run_once_and_count_once(
 
     three = parallel(*(tool_call("roll_die", {"sides": 6}) for _ in range(3)))
     model = ScriptedModel([three, text("4, 4 and 4.")], route_answer=verdicts(True, False))
-    client = make_client(model, [roll_die], router="llm")
+    client = make_client(model, [roll_die], router="probe")
 
     result = client.run("roll three dice", max_steps=3, loop_guard=2)
 
@@ -298,7 +298,7 @@ def test_request_limit_counts_routing_requests(
     model = ScriptedModel(
         [tool_call("get_weather", {"city": "Oslo"}), tool_call("get_weather", {"city": "Hue"})]
     )
-    client = make_client(model, [get_weather], router="llm")
+    client = make_client(model, [get_weather], router="probe")
 
     with pytest.raises(UsageLimitExceeded) as stopped:
         client.run("weather", max_steps=5, max_requests=3)
@@ -312,7 +312,7 @@ def test_a_limit_also_bounds_a_single_step_run(
     make_client: ClientFactory, get_weather: Any
 ) -> None:
     model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})])
-    client = make_client(model, [get_weather], router="llm")
+    client = make_client(model, [get_weather], router="probe")
 
     with pytest.raises(UsageLimitExceeded):
         client.run("weather", max_requests=1)

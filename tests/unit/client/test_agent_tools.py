@@ -50,7 +50,7 @@ def test_a_sync_tool_over_its_timeout_is_recorded_reported_and_never_rerun(
         [tool_call("monthly_report", {"month": "2026-05"}), text("The report timed out.")],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, [monthly_report], router="llm")
+    client = make_client(model, [monthly_report], router="probe")
     try:
         result = client.run("May report", max_steps=3)
     finally:
@@ -93,7 +93,7 @@ def test_an_async_tool_over_its_timeout_is_cancelled_and_the_run_goes_on(
         [tool_call("fetch_rates", {"currency": "VND"}), text("Rates are unavailable.")],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, [fetch_rates], router="llm")
+    client = make_client(model, [fetch_rates], router="probe")
 
     result = client.run("VND rates?", max_steps=2)
 
@@ -162,7 +162,7 @@ async def test_async_runs_the_calls_of_one_answer_concurrently_in_call_order(
         [parallel(tool_call("left", {"x": 1}), tool_call("right", {"x": 2})), text("Both done.")],
         route_answer=verdicts(True, False),
     )
-    client = make_async_client(model, [left, right], router="llm")
+    client = make_async_client(model, [left, right], router="probe")
 
     result = await client.run("both", max_steps=2)
     await client.close()

@@ -218,7 +218,7 @@ def test_tool_results_ground_the_next_steps_values(
         ],
         route_answer=lambda request: next(routes),
     )
-    client = make_client(model, [find_customer, create_invoice], grounding=True, router="llm")
+    client = make_client(model, [find_customer, create_invoice], grounding=True, router="probe")
 
     result = client.run("Invoice Acme 12.5 million VND, due 2028-01-31.", max_steps=4)
 

@@ -203,7 +203,7 @@ def test_affinity_keeps_a_calls_requests_on_one_server(
     make_pool: PoolFactory, get_weather: Any, ledger: Ledger
 ) -> None:
     a, b = ScriptedModel(fixed_after_feedback), ScriptedModel(fixed_after_feedback)
-    client = make_pool([a, b], [get_weather], router="llm", max_retries=2)
+    client = make_pool([a, b], [get_weather], router="probe", max_retries=2)
 
     first = client.run("Oslo?")
     second = client.run("Oslo?")

@@ -362,7 +362,7 @@ def test_llm_router_is_asked_without_streaming(
     make_client: ClientFactory, get_weather: Any
 ) -> None:
     model = ScriptedModel([tool_call("get_weather", OSLO)])
-    client = make_client(model, [get_weather], router="llm")
+    client = make_client(model, [get_weather], router="probe")
 
     events = list(client.stream("Weather in Oslo?"))
 

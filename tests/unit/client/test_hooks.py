@@ -174,7 +174,7 @@ def test_route_request_recovery_and_repairs_are_told(
         route_answer=True,
     )
     hook = Recorder()
-    client = make_client(model, [get_weather], hooks=[hook], router="llm")
+    client = make_client(model, [get_weather], hooks=[hook], router="probe")
 
     client.call("Weather in Oslo?")
     client.call("Weather in Oslo?")

@@ -142,7 +142,7 @@ def test_execute_effect_carries_the_validated_arguments_once() -> None:
 
 
 def test_llm_router_flow_becomes_a_route_request_with_the_clients_model() -> None:
-    config = _config(router="llm")
+    config = _config(router="probe")
     steps = flow(config, [{"role": "user", "content": "hello"}], execute=False)
     effects, result = _drive(steps, [_text('{"need_tool": false, "tools": []}'), _text("Hi!")])
     route, answer = (e for e in effects if isinstance(e, ChatRequest))
@@ -164,7 +164,7 @@ class _TwoStep:
 
     def __init__(self, verdict: bool | None) -> None:
         self.verdict = verdict
-        self.llm = LLMRouter(shortlist=0)
+        self.llm = LLMRouter(mode="probe", shortlist=0)
 
     def decide(self, messages: Any, tools: Any) -> bool:
         raise AssertionError("a router with route_flow is driven, never decided whole")
@@ -219,7 +219,7 @@ def test_standalone_decide_drives_the_same_flow_through_ask() -> None:
             asked.append(params)
             return {"role": "assistant", "content": '{"need_tool": true, "tools": ["get_time"]}'}
 
-    decision = Asker().decide(
+    decision = Asker(mode="probe").decide(
         [{"role": "user", "content": "time in Hanoi?"}], [get_weather, get_time]
     )
     assert decision.call is True

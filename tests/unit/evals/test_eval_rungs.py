@@ -117,7 +117,7 @@ def test_each_rung_reads_the_answers_its_own_way() -> None:
         # Forcing a call makes one for the chat too.
         "required": ["pass", "pass", "spurious_call"],
         "required+validate": ["pass", "pass", "spurious_call"],
-        # The router sends the chat to a plain answer.
+        # The default router lets the answer decide: the chat's text answer stands.
         "full": ["pass", "pass", "pass"],
     }
     flagged = {(r["case_id"], r["pipeline"]) for r in records if r["parser_miss"]}
@@ -126,6 +126,7 @@ def test_each_rung_reads_the_answers_its_own_way() -> None:
         ("in-text", "auto"),
         ("in-text", "auto+parser"),
         ("in-text", "auto+recover"),
+        ("in-text", "full"),
     }
 
 
@@ -140,12 +141,14 @@ def test_auto_asks_the_wrong_parser_server_and_the_others_the_main_one() -> None
         assert request.tool_choice == "auto"
         assert "strict" not in request.json["tools"][0]["function"]  # type: ignore[index]
     auto_on_main = [r for r in main.chat_requests if r.tool_choice == "auto"]
-    # auto+parser: raw; auto+recover: the SDK's call stage, plain schemas, no router.
-    assert sorted(str(r.stage) for r in auto_on_main) == ["None"] * 3 + ["call"] * 3
+    # auto+parser: raw; auto+recover: the SDK's call stage, plain schemas, no router; full:
+    # the call stage too where its router said "call" (the two orders), the answer deciding.
+    assert sorted(str(r.stage) for r in auto_on_main) == ["None"] * 3 + ["call"] * 5
     for request in auto_on_main:
         assert "strict" not in request.json["tools"][0]["function"]  # type: ignore[index]
     by_case = [r.messages[-1]["content"] for r in auto_on_main if r.stage == "call"]
-    assert sorted(by_case) == sorted(str(c.messages[-1]["content"]) for c in CASES)
+    asked = [str(c.messages[-1]["content"]) for c in CASES]
+    assert sorted(by_case) == sorted([*asked, *asked[:2]])
 
 
 def test_without_a_wrong_parser_server_auto_asks_the_main_one_and_the_meta_says_so() -> None:

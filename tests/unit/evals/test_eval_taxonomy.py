@@ -203,7 +203,7 @@ def test_full_retries_with_feedback_and_counts_requests() -> None:
         "full",
         tool_call("create_invoice", bad),
         tool_call("create_invoice", GOOD),
-        router="llm",
+        router="probe",
     )
     assert record["verdict"] == "pass"
     assert record["attempts"] == 2
@@ -238,7 +238,7 @@ def test_full_checks_grounding_as_told_the_lower_rungs_never() -> None:
 
 def test_full_router_says_no_gives_missed_call() -> None:
     model = ScriptedModel([text("Sure.")], route_answer=False)
-    settings = EvalSettings(base_url=model.base_url, model="m", router="llm")
+    settings = EvalSettings(base_url=model.base_url, model="m", router="probe")
     [record] = run_eval_sync(
         [invoice_case()], settings, pipelines=["full"], transport=model.transport()
     )

@@ -70,7 +70,7 @@ def test_an_mcp_tool_is_validated_called_on_the_server_and_fed_back(
         ],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, ledger.tools, router="llm")
+    client = make_client(model, ledger.tools, router="probe")
 
     result = client.run(f"Book 500 VND to {account}", max_steps=3)
 
@@ -95,7 +95,7 @@ def test_a_server_side_failure_is_the_calls_error_and_goes_to_the_model(
         [tool_call("close_books", {"year": 2025}), text("The books were already closed.")],
         route_answer=verdicts(True, False),
     )
-    client = make_client(model, ledger.tools, router="llm")
+    client = make_client(model, ledger.tools, router="probe")
 
     result = client.run("Close 2025", max_steps=2)
 

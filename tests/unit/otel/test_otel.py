@@ -175,7 +175,7 @@ def test_each_request_carries_its_span_as_traceparent(
         [tool_call("get_weather", {"town": "Oslo"}), tool_call("get_weather", OSLO)]
     )
     client = make_client(
-        model, [get_weather], hooks=[OtelHook(tracer_provider=provider)], router="llm"
+        model, [get_weather], hooks=[OtelHook(tracer_provider=provider)], router="probe"
     )
 
     client.call("Weather in Oslo?")

@@ -152,7 +152,7 @@ async def test_repairs_and_parser_miss_are_reported() -> None:
 
 async def test_tool_choice_none_is_a_plain_answer() -> None:
     model = ScriptedModel([text("It is sunny.")])
-    async with proxy_for(model, router="llm") as caller:
+    async with proxy_for(model, router="probe") as caller:
         response = await caller.post("/v1/chat/completions", json=chat(tool_choice="none"))
 
     body = response.json()
@@ -169,7 +169,7 @@ async def test_tool_choice_none_is_a_plain_answer() -> None:
 async def test_named_tool_choice_forces_that_tool_only() -> None:
     model = ScriptedModel([tool_call("get_time", {"zone": "UTC"})])
     named = {"type": "function", "function": {"name": "get_time"}}
-    async with proxy_for(model, router="llm") as caller:
+    async with proxy_for(model, router="probe") as caller:
         response = await caller.post("/v1/chat/completions", json=chat(tool_choice=named))
 
     assert calls_of(response) == [("get_time", {"zone": "UTC"})]
@@ -181,7 +181,7 @@ async def test_named_tool_choice_forces_that_tool_only() -> None:
 
 async def test_required_tool_choice_skips_the_router() -> None:
     model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})], route_answer=False)
-    async with proxy_for(model, router="llm") as caller:
+    async with proxy_for(model, router="probe") as caller:
         response = await caller.post("/v1/chat/completions", json=chat(tool_choice="required"))
 
     assert calls_of(response) == [("get_weather", {"city": "Oslo"})]
@@ -194,12 +194,12 @@ async def test_required_tool_choice_skips_the_router() -> None:
 async def test_auto_goes_to_the_router(tool_choice: str | None) -> None:
     fields = {} if tool_choice is None else {"tool_choice": tool_choice}
     model = ScriptedModel([text("Hello!")], route_answer=False)
-    async with proxy_for(model, router="llm") as caller:
+    async with proxy_for(model, router="probe") as caller:
         response = await caller.post("/v1/chat/completions", json=chat(**fields))
 
     assert response.json()["choices"][0]["message"]["content"] == "Hello!"
     assert response.headers["x-toolcall-route"] == "no_call"
-    assert response.headers["x-toolcall-route-by"] == "router=llm"
+    assert response.headers["x-toolcall-route-by"] == "router=probe"
     assert [r.stage for r in model.chat_requests] == ["route", "answer"]
 
 

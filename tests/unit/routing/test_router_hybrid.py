@@ -88,7 +88,9 @@ def test_band_decides_what_is_uncertain(embedding: EmbeddingRouter) -> None:
 def test_standalone_hybrid_reports_the_llm_share(embedding: EmbeddingRouter) -> None:
     model = ScriptedModel([], route_answer=True)
     client = OpenAI(base_url=model.base_url, api_key="unused", http_client=model.http_client())
-    hybrid = HybridRouter(embedding=embedding, llm=LLMRouter(client=client, model="m"), band=0.0)
+    hybrid = HybridRouter(
+        embedding=embedding, llm=LLMRouter(mode="probe", client=client, model="m"), band=0.0
+    )
     tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather."}}]
     messages = [{"role": "user", "content": "What's the weather in Oslo?"}]
 

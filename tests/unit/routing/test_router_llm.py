@@ -26,7 +26,7 @@ def test_the_routing_request_constrains_the_names_to_the_offered_tools(
     model = ScriptedModel(
         [route(True, "get_weather"), tool_call("get_weather", WEATHER)], route_answer=None
     )
-    client = make_client(model, [create_invoice, get_weather], router="llm")
+    client = make_client(model, [create_invoice, get_weather], router="probe")
 
     result = client.call("Weather in Oslo?")
 
@@ -47,7 +47,7 @@ def test_the_routing_request_constrains_the_names_to_the_offered_tools(
 
 def test_no_tool_answer_gives_a_plain_answer(make_client: ClientFactory, get_weather: Any) -> None:
     model = ScriptedModel([route(False), text("Hello!")], route_answer=None)
-    client = make_client(model, [get_weather], router="llm")
+    client = make_client(model, [get_weather], router="probe")
 
     result = client.call("Hi")
 
@@ -62,7 +62,7 @@ def test_unknown_names_are_dropped_and_an_empty_list_means_all_tools(
     model = ScriptedModel(
         [route(True, "not_a_tool"), tool_call("get_weather", WEATHER)], route_answer=None
     )
-    client = make_client(model, [create_invoice, get_weather], router="llm")
+    client = make_client(model, [create_invoice, get_weather], router="probe")
 
     client.call("Weather in Oslo?")
 
@@ -72,7 +72,7 @@ def test_unknown_names_are_dropped_and_an_empty_list_means_all_tools(
 
 
 def test_shortlist_zero_keeps_the_one_field_schema(get_weather: Any) -> None:
-    params = LLMRouter(shortlist=0).request_params(
+    params = LLMRouter(mode="probe", shortlist=0).request_params(
         [{"role": "user", "content": "Hi"}], [get_weather]
     )
     schema = params["response_format"]["json_schema"]["schema"]
@@ -81,7 +81,7 @@ def test_shortlist_zero_keeps_the_one_field_schema(get_weather: Any) -> None:
 
 
 def test_interpret_reads_both_answer_forms() -> None:
-    router = LLMRouter()
+    router = LLMRouter(mode="probe")
     assert router.interpret({"content": '{"need_tool": true}'}).tools == []
     named = router.interpret({"content": '{"tools": ["a", "b", "a"]}'})
     assert (named.call, named.tools) == (True, ["a", "b"])
@@ -92,13 +92,13 @@ def test_interpret_reads_both_answer_forms() -> None:
 
 def test_standalone_decide_needs_a_client(get_weather: Any) -> None:
     with pytest.raises(RouterError, match="client= and model="):
-        LLMRouter().decide([{"role": "user", "content": "Hi"}], [get_weather])
+        LLMRouter(mode="probe").decide([{"role": "user", "content": "Hi"}], [get_weather])
 
 
 def test_standalone_decide_counts_tokens_and_requests() -> None:
     model = ScriptedModel([], route_answer=True)
     client = OpenAI(base_url=model.base_url, api_key="unused", http_client=model.http_client())
-    router = LLMRouter(client=client, model="m")
+    router = LLMRouter(mode="probe", client=client, model="m")
     tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather."}}]
 
     decision = router.decide([{"role": "user", "content": "Weather in Oslo?"}], tools)

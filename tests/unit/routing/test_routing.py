@@ -15,10 +15,156 @@ from ..conftest import ClientFactory, Ledger
 WEATHER = {"city": "Oslo", "unit": "celsius"}
 
 
-def test_default_llm_router_probes_then_forces_the_call(get_weather: Any) -> None:
+NAMED = {"type": "function", "function": {"name": "get_weather"}}
+
+
+def _client(model: ScriptedModel, tools: list[Any], **options: Any) -> ToolCallClient:
+    return ToolCallClient(
+        base_url=model.base_url,
+        model="m",
+        tools=tools,
+        http_client=model.http_client(),
+        **options,
+    )
+
+
+def test_default_llm_router_asks_then_lets_the_answer_decide(
+    get_weather: Any, create_invoice: Any
+) -> None:
+    model = ScriptedModel([tool_call("get_weather", WEATHER)], route_answer=True)
+    history = [
+        {"role": "user", "content": "Hi, I am planning a trip."},
+        {"role": "assistant", "content": "Nice! How can I help?"},
+        {"role": "user", "content": "Weather in Oslo?"},
+    ]
+
+    result = _client(model, [create_invoice, get_weather]).call(history)
+
+    probe, call = model.requests
+    assert probe.stage == "route"
+    assert probe.tools is None
+    assert probe.json is not None
+    assert probe.json["response_format"]["type"] == "json_schema"
+    # The question is about the user's last message alone.
+    assert "Weather in Oslo?" in probe.messages[-1]["content"]
+    assert "planning a trip" not in probe.messages[-1]["content"]
+    # A "yes" offers every tool under auto: the answer decides which, or none.
+    assert (call.stage, call.tool_choice, call.temperature) == ("call", "auto", 0)
+    assert [t["function"]["name"] for t in call.tools or []] == ["create_invoice", "get_weather"]
+    assert call.messages == history
+    assert result.called
+    assert (result.route.router, result.route.answer_decides) == ("llm", True)
+    assert result.calls[0].arguments.model_dump() == WEATHER
+
+
+def test_default_llm_router_no_gives_a_plain_answer_without_tools(
+    get_weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel([text("The capital of France is Paris.")], route_answer=False)
+
+    result = _client(model, [get_weather]).run("What is the capital of France?")
+
+    probe, answer = model.requests
+    assert probe.stage == "route"
+    assert (answer.stage, answer.tools, answer.tool_choice) == ("answer", None, None)
+    assert result.called is False
+    assert result.content == "The capital of France is Paris."
+    assert ledger.calls == []
+
+
+def test_a_text_answer_after_a_yes_ends_the_call(get_weather: Any, ledger: Ledger) -> None:
+    model = ScriptedModel([text("Paris is the capital of France.")], route_answer=True)
+
+    result = _client(model, [get_weather]).run("What is the capital of France?")
+
+    _, request = model.requests
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert result.called is False
+    assert result.content == "Paris is the capital of France."
+    assert result.calls == []
+    assert ledger.calls == []
+    assert [a.problems for a in result.attempts] == [[]]
+
+
+def test_after_a_tool_result_the_answer_decides_without_a_question(get_weather: Any) -> None:
+    model = ScriptedModel([text("It is 18 degrees in Oslo.")])
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "Weather in Oslo?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
+    ]
+
+    result = _client(model, [get_weather]).call(history)
+
+    [request] = model.requests
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert result.content == "It is 18 degrees in Oslo."
+
+
+def test_answer_mode_asks_no_question(get_weather: Any) -> None:
+    model = ScriptedModel([tool_call("get_weather", WEATHER)])
+
+    result = _client(model, [get_weather], router="answer").call("Weather in Oslo?")
+
+    [call] = model.requests
+    assert (call.stage, call.tool_choice) == ("call", "auto")
+    assert result.route.answer_decides
+    assert result.called
+
+
+def test_a_call_to_a_tool_nobody_offered_is_asked_again_without_tools(
+    get_weather: Any, ledger: Ledger
+) -> None:
+    invented = '```json\n{"name": "tell_joke", "arguments": {"topic": "cats"}}\n```'
+    model = ScriptedModel([text(invented), text("Why did the cat sit on the laptop?")])
+
+    result = _client(model, [get_weather]).run("Tell me a joke about cats.")
+
+    _, first, second = model.requests
+    assert (first.stage, first.tool_choice) == ("call", "auto")
+    assert (second.stage, second.tools, second.tool_choice) == ("answer", None, None)
+    assert second.messages == [{"role": "user", "content": "Tell me a joke about cats."}]
+    assert result.called is False
+    assert result.content == "Why did the cat sit on the laptop?"
+    assert ledger.calls == []
+
+
+def test_a_wrong_call_in_the_answer_is_fed_back_and_retried_forced(
+    get_weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel(
+        [tool_call("get_weather", {"unit": "celsius"}), tool_call("get_weather", WEATHER)]
+    )
+
+    result = _client(model, [get_weather]).run("Weather in Oslo?")
+
+    _, first, second = model.requests
+    assert first.tool_choice == "auto"
+    assert second.tool_choice == NAMED  # the model called: its retry may not dodge in text
+    assert "city" in str(second.messages[-1]["content"])
+    assert result.called
+    assert ledger.calls == [("get_weather", WEATHER)]
+    assert [bool(a.problems) for a in result.attempts] == [True, False]
+
+
+def test_probe_router_asks_then_forces_the_call(get_weather: Any) -> None:
     model = ScriptedModel([tool_call("get_weather", WEATHER)], route_answer=True)
     client = ToolCallClient(
-        base_url=model.base_url, model="m", tools=[get_weather], http_client=model.http_client()
+        base_url=model.base_url,
+        model="m",
+        tools=[get_weather],
+        http_client=model.http_client(),
+        router="probe",
     )
 
     result = client.call("Weather in Oslo?")
@@ -31,15 +177,20 @@ def test_default_llm_router_probes_then_forces_the_call(get_weather: Any) -> Non
     assert "get_weather" in probe.messages[0]["content"]
     assert "Weather in Oslo?" in probe.messages[-1]["content"]
     assert probe.tools is None
-    assert call.stage == "call"
+    assert (call.stage, call.tool_choice) == ("call", NAMED)
     assert result.route.router == "llm"
+    assert result.route.answer_decides is False
     assert result.called
 
 
-def test_llm_router_no_gives_a_plain_answer(get_weather: Any, ledger: Ledger) -> None:
+def test_probe_router_no_gives_a_plain_answer(get_weather: Any, ledger: Ledger) -> None:
     model = ScriptedModel([text("Hello! How can I help?")], route_answer=False)
     client = ToolCallClient(
-        base_url=model.base_url, model="m", tools=[get_weather], http_client=model.http_client()
+        base_url=model.base_url,
+        model="m",
+        tools=[get_weather],
+        http_client=model.http_client(),
+        router="probe",
     )
 
     result = client.run("Hi")
@@ -53,12 +204,16 @@ def test_llm_router_no_gives_a_plain_answer(get_weather: Any, ledger: Ledger) ->
     assert answer.temperature == 0
 
 
-def test_unreadable_router_answer_falls_back_to_calling(get_weather: Any) -> None:
+def test_unreadable_probe_answer_falls_back_to_calling(get_weather: Any) -> None:
     model = ScriptedModel(
         [text("I think yes"), tool_call("get_weather", WEATHER)], route_answer=None
     )
     client = ToolCallClient(
-        base_url=model.base_url, model="m", tools=[get_weather], http_client=model.http_client()
+        base_url=model.base_url,
+        model="m",
+        tools=[get_weather],
+        http_client=model.http_client(),
+        router="probe",
     )
 
     result = client.call("Weather?")
@@ -84,7 +239,7 @@ def test_never_router_answers_without_the_tools(
 
 def test_no_tools_means_no_call_without_tool_choice(make_client: ClientFactory) -> None:
     model = ScriptedModel([text("Hi there")])
-    client = make_client(model, [], router="llm")
+    client = make_client(model, [], router="probe")
 
     result = client.call("Hi")
 
@@ -148,7 +303,7 @@ def test_router_object_and_bad_answers(make_client: ClientFactory, get_weather: 
 
 
 def test_unknown_router_name(get_weather: Any) -> None:
-    with pytest.raises(RouterError, match="'llm', 'always', 'never'"):
+    with pytest.raises(RouterError, match="'llm', 'answer', 'probe', 'always', 'never'"):
         ToolCallClient(
             base_url="http://127.0.0.1:9/v1", model="m", tools=[get_weather], router="smart"
         )
