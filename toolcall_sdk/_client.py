@@ -105,6 +105,7 @@ from toolcall_sdk._transport import (
     call_with_retries,
     translate_error,
 )
+from toolcall_sdk._watchdog import watch
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.grounding import GroundingSpec
@@ -468,14 +469,36 @@ async def _asend(
     return response
 
 
-async def _pieces_within(limits: Limits, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+def _pieces_within(limits: Limits, response: httpx2.Response) -> Iterator[bytes]:
+    """The body's pieces, each read within what is left of the call's deadline.
+
+    A read already waiting when the deadline passes is abandoned then, not when the server
+    next sends a byte nor at the request's read timeout (which counts from the last byte):
+    the watchdog (`_watchdog`) shuts the socket at the deadline, and the read that it ends
+    is reported as the deadline.
+    """
+    guard = watch(response, limits.remaining())
+    try:
+        yield from response.iter_bytes()
+    except Exception as exc:
+        if guard is not None and guard.fired:
+            raise limits.deadline_error("waiting for the server's next bytes") from exc
+        raise
+    finally:
+        if guard is not None:
+            guard.cancel()
+    if guard is not None and guard.fired:  # cut at the deadline, just as it ended
+        raise limits.deadline_error("waiting for the server's next bytes")
+
+
+async def _apieces_within(limits: Limits, response: httpx2.Response) -> AsyncIterator[bytes]:
     """The body's pieces, each awaited within what is left of the call's deadline.
 
     A read already waiting when the deadline passes is abandoned then, not when the server
     next sends a byte (the request's read timeout counts from the last byte). Each wait has
     its own timer: the consumer may hold this generator between pieces.
     """
-    iterator = aiter(pieces)
+    iterator = aiter(response.aiter_bytes())
     while True:
         try:
             async with asyncio.timeout(limits.remaining()):
@@ -1113,7 +1136,7 @@ class ToolCallClient(_ClientCore):
                 return _Opened(response)
             try:
                 reader = exchange.reader()
-                for data in response.iter_bytes():
+                for data in _pieces_within(exchange.limits, response):
                     reader.feed(data)
                 return reader.finish()[1]
             except httpx2.TransportError as exc:
@@ -1134,7 +1157,7 @@ class ToolCallClient(_ClientCore):
             else:
                 try:
                     reader = exchange.reader()
-                    for data in opened.response.iter_bytes():
+                    for data in _pieces_within(exchange.limits, opened.response):
                         yield from reader.feed(data)
                     last, answer = reader.finish()
                     yield from last
@@ -1518,7 +1541,7 @@ class AsyncToolCallClient(_ClientCore):
                 return _Opened(response)
             try:
                 reader = exchange.reader()
-                async for data in _pieces_within(exchange.limits, response.aiter_bytes()):
+                async for data in _apieces_within(exchange.limits, response):
                     reader.feed(data)
                 return reader.finish()[1]
             except httpx2.TransportError as exc:
@@ -1539,9 +1562,7 @@ class AsyncToolCallClient(_ClientCore):
             else:
                 try:
                     reader = exchange.reader()
-                    async for data in _pieces_within(
-                        exchange.limits, opened.response.aiter_bytes()
-                    ):
+                    async for data in _apieces_within(exchange.limits, opened.response):
                         for event in reader.feed(data):
                             yield event
                     last, answer = reader.finish()
