@@ -2,12 +2,14 @@
 
 Both twins share `_ClientCore`: the options (declared once in `_options.ClientOptions`),
 the configuration, request bookkeeping and reading answers, and the I/O-free pipeline
-(`_pipeline.flow`) and stream translation (`_streaming`). Each twin has one sender
-(`_exchange`: failover, transport retries, stream assembly and live events) and one
-effect loop (`_events`) that dispatches the pipeline's typed effects with `match`;
-`call()` keeps only the loop's last event, `stream()` yields them all. `run()`, `resume()`,
-`stream_run()` and `stream_resume()` drive the agent loop (`_run_loop.run_flow`) through the
-same effect loop; a resume first claims its state in the client's `resume_ledger`.
+(`_pipeline.flow`) and stream translation (`_streaming`), and the sender (`_sender.send`:
+failover, transport retries, leases, stream assembly, the deadline of every read, live
+events), a generator each twin drives in `_exchange` by opening, reading and sleeping.
+Each twin has one effect loop (`_events`) that dispatches the pipeline's typed effects
+with `match`; `call()` keeps only the loop's last event, `stream()` yields them all.
+`run()`, `resume()`, `stream_run()` and `stream_resume()` drive the agent loop
+(`_run_loop.run_flow`) through the same effect loop; a resume first claims its state in
+the client's `resume_ledger`.
 
 The calls of one answer (`ExecuteMany`): the sync client runs them in order and stops at
 the first `ModelRetry`; the async client runs them concurrently (sync functions each in a
@@ -51,7 +53,6 @@ from toolcall_sdk._errors import (
     AlreadyResumed,
     ClientClosedError,
     InvalidArgumentError,
-    MalformedResponseError,
     ModelRetry,
     ResumeError,
     RouterError,
@@ -96,15 +97,12 @@ from toolcall_sdk._results import ToolCallResult
 from toolcall_sdk._resume_ledger import InMemoryResumeLedger
 from toolcall_sdk._run_loop import run_flow
 from toolcall_sdk._run_state import SavedRun, check_approvals, decode_state
+from toolcall_sdk._sender import Open, Read, Sending, Show, Sleep, send
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
-from toolcall_sdk._transport import (
-    RetryPolicy,
-    acall_with_retries,
-    call_with_retries,
-    translate_error,
-)
+from toolcall_sdk._transport import RetryPolicy
+from toolcall_sdk._watchdog import Watch, watch
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.grounding import GroundingSpec
@@ -372,6 +370,7 @@ class _ClientCore:
         stream = self._streams(request, stream, live)
         return Exchange(
             kwargs=self._request_kwargs(request, stream, headers),
+            stage=request.stage,
             stream=stream,
             events=self._answer_events(request) if live else None,
             balancer=self._balancer,
@@ -389,29 +388,26 @@ class _ClientCore:
     def _deadline_at(self) -> float:
         return time.monotonic() + self._deadline
 
-    def _typed_error(self, exc: Exception, exchange: Exchange) -> Exception:
-        if isinstance(exc, httpx2.TransportError):  # a stream broken after it was shown
-            exc = _broken_stream(exc)
-        if isinstance(exc, ToolCallError):
-            return exc
-        if not isinstance(exc, openai.APIError):  # a 200 whose body is not JSON
-            return MalformedResponseError(
-                f"the server's answer could not be read: {exc}", body=str(exc)[:500]
-            )
-        tries = exchange.tries
-        url = self._base_urls[exchange.server]
-        return translate_error(exc, base_url=url, model=self.model, tries=tries)
-
-    def _log_attempt(self, request: ChatRequest, answer: Answer) -> None:
-        if not logger.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check
-            return
-        calls = answer.message.get("tool_calls") or []
-        logger.debug(
-            "%s request: finish=%s calls=%s %.3fs",
-            request.stage,
-            answer.finish_reason,
-            [(c.get("function") or {}).get("name") for c in calls],
-            answer.latency_s,
+    def _sender(
+        self,
+        request: ChatRequest,
+        *,
+        stream: bool,
+        live: bool,
+        deadline_at: float,
+        pin: Pin | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Sending:
+        """The sender of one request (`_sender.send`), for a driver to carry out."""
+        exchange = self._plan(
+            request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
+        )
+        return send(
+            exchange,
+            retry=self._retry,
+            timeout=self._timeout,
+            base_urls=self._base_urls,
+            model=self.model,
         )
 
 
@@ -420,12 +416,6 @@ class ResumePlan(NamedTuple):
 
     saved: SavedRun
     approvals: dict[str, bool]
-
-
-class _Opened(NamedTuple):
-    """A live stream whose response has begun; it is read outside the retries."""
-
-    response: httpx2.Response
 
 
 # Chat requests go through `client.post`, not `chat.completions.create`: the pipeline's body
@@ -468,29 +458,89 @@ async def _asend(
     return response
 
 
-async def _pieces_within(limits: Limits, pieces: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """The body's pieces, each awaited within what is left of the call's deadline.
+class _Reading:
+    """The sync driver's open response: read piece by piece, within the call's deadline.
 
     A read already waiting when the deadline passes is abandoned then, not when the server
-    next sends a byte (the request's read timeout counts from the last byte). Each wait has
-    its own timer: the consumer may hold this generator between pieces.
+    next sends a byte nor at the request's read timeout (which counts from the last byte):
+    the watchdog (`_watchdog`) shuts the socket at the deadline, and the read it ends is
+    reported to the sender as a TimeoutError.
     """
-    iterator = aiter(pieces)
-    while True:
+
+    __slots__ = ("_guard", "_pieces", "_response")
+
+    def __init__(self) -> None:
+        self._response: httpx2.Response | None = None
+        self._pieces: Iterator[bytes] | None = None
+        self._guard: Watch | None = None
+
+    def open(self, response: httpx2.Response, within: float | None) -> None:
+        self.close()
+        self._response, self._pieces = response, response.iter_bytes()
+        self._guard = watch(response, within)
+
+    def read(self, within: float | None) -> bytes:
+        assert self._pieces is not None
         try:
-            async with asyncio.timeout(limits.remaining()):
-                data = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        except TimeoutError as exc:
-            raise limits.deadline_error("waiting for the server's next bytes") from exc
-        yield data
+            data = next(self._pieces, b"")
+        except Exception as exc:
+            self.close()
+            if self._fired():
+                raise TimeoutError from exc
+            raise
+        if not data:
+            self.close()
+            if self._fired():  # cut at the deadline just as it ended
+                raise TimeoutError
+        return data
+
+    def _fired(self) -> bool:
+        guard, self._guard = self._guard, None
+        return guard is not None and guard.fired
+
+    def close(self) -> None:
+        if self._guard is not None:
+            self._guard.cancel()
+        if self._response is not None:
+            self._response.close()
+            self._response = None
+            self._pieces = None
 
 
-def _broken_stream(exc: httpx2.TransportError) -> openai.APIError:
-    if isinstance(exc, httpx2.TimeoutException):
-        return openai.APITimeoutError(request=exc.request)
-    return openai.APIConnectionError(request=exc.request)
+class _AReading:
+    """The async driver's open response: each read awaited within the call's deadline.
+
+    Each wait has its own timer (`asyncio.timeout`), so a read waiting when the deadline
+    passes is abandoned then; the consumer may hold the driver between pieces.
+    """
+
+    __slots__ = ("_pieces", "_response")
+
+    def __init__(self) -> None:
+        self._response: httpx2.Response | None = None
+        self._pieces: AsyncIterator[bytes] | None = None
+
+    async def aopen(self, response: httpx2.Response, within: float | None) -> None:
+        await self.aclose()
+        self._response, self._pieces = response, response.aiter_bytes()
+
+    async def read(self, within: float | None) -> bytes:
+        assert self._pieces is not None
+        try:
+            async with asyncio.timeout(within):
+                data = await anext(self._pieces, b"")
+        except BaseException:
+            await self.aclose()
+            raise
+        if not data:
+            await self.aclose()
+        return data
+
+    async def aclose(self) -> None:
+        if self._response is not None:
+            await self._response.aclose()
+            self._response = None
+            self._pieces = None
 
 
 def _final(events: Iterable[RunEvent]) -> ToolCallResult:
@@ -1095,58 +1145,37 @@ class ToolCallClient(_ClientCore):
         pin: Pin | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> Iterator[_Live]:
-        """Send one request (failover, transport retries); yield live events, then the answer.
-
-        Retried as a whole until something is shown: a live stream is retried only until it
-        opens, since a break after its first chunk cannot be taken back from the UI. Every
-        read is bounded by the call's deadline and the size cap (`_body`).
-        """
-        exchange = self._plan(
+        """Carry out the sender's effects (`_sender`); yield live events, then the answer."""
+        steps = self._sender(
             request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
         )
-
-        def once() -> Answer | _Opened:
-            client = self._clients[exchange.acquire()]
-            timeout = exchange.timeout(self._timeout)
-            response = _send(client, exchange.kwargs, timeout)
-            if exchange.events is not None:
-                return _Opened(response)
-            try:
-                reader = exchange.reader()
-                for data in response.iter_bytes():
-                    reader.feed(data)
-                return reader.finish()[1]
-            except httpx2.TransportError as exc:
-                raise _broken_stream(exc) from exc
-            finally:
-                response.close()
-
+        body = _Reading()
         try:
-            wait = exchange.wait(self._retry.backoff)
-            opened = call_with_retries(
-                self._retry,
-                exchange.tracked(once),
-                max_delay=exchange.limits.remaining(),
-                wait=wait,
-            )
-            if isinstance(opened, Answer):
-                answer = opened
-            else:
+            effect = next(steps)
+            while True:
+                value: Any = None
                 try:
-                    reader = exchange.reader()
-                    for data in opened.response.iter_bytes():
-                        yield from reader.feed(data)
-                    last, answer = reader.finish()
-                    yield from last
-                except BaseException as exc:
-                    exchange.release(exc)
-                    raise
-                finally:
-                    exchange.release(None)  # answered (after an error: already released)
-                    opened.response.close()
-        except (openai.APIError, httpx2.TransportError, ValueError) as exc:
-            raise self._typed_error(exc, exchange) from exc
-        self._log_attempt(request, answer)
+                    match effect:
+                        case Open(server=server, timeout=timeout, kwargs=kwargs):
+                            response = _send(self._clients[server], kwargs, timeout)
+                            body.open(response, effect.within)
+                        case Read(within=within):
+                            value = body.read(within)
+                        case Sleep(seconds=seconds):
+                            (self._retry.sleep or time.sleep)(seconds)
+                        case Show(event=event):
+                            yield event
+                        case _:
+                            assert_never(effect)
+                except Exception as exc:
+                    effect = steps.throw(exc)
+                    continue
+                effect = steps.send(value)
+        except StopIteration as done:
+            answer: Answer = done.value
+        finally:
+            body.close()
+            steps.close()
         yield answer
 
     def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:
@@ -1506,56 +1535,36 @@ class AsyncToolCallClient(_ClientCore):
         headers: Mapping[str, str] | None = None,
     ) -> AsyncIterator[_Live]:
         """The async twin of `ToolCallClient._exchange`."""
-        exchange = self._plan(
+        steps = self._sender(
             request, stream=stream, live=live, deadline_at=deadline_at, pin=pin, headers=headers
         )
-
-        async def once() -> Answer | _Opened:
-            client = self._clients[exchange.acquire()]
-            timeout = exchange.timeout(self._timeout)
-            response = await _asend(client, exchange.kwargs, timeout)
-            if exchange.events is not None:
-                return _Opened(response)
-            try:
-                reader = exchange.reader()
-                async for data in _pieces_within(exchange.limits, response.aiter_bytes()):
-                    reader.feed(data)
-                return reader.finish()[1]
-            except httpx2.TransportError as exc:
-                raise _broken_stream(exc) from exc
-            finally:
-                await response.aclose()
-
+        body = _AReading()
         try:
-            wait = exchange.wait(self._retry.backoff)
-            opened: Answer | _Opened = await acall_with_retries(
-                self._retry,
-                exchange.atracked(once),
-                max_delay=exchange.limits.remaining(),
-                wait=wait,
-            )
-            if isinstance(opened, Answer):
-                answer = opened
-            else:
+            effect = next(steps)
+            while True:
+                value: Any = None
                 try:
-                    reader = exchange.reader()
-                    async for data in _pieces_within(
-                        exchange.limits, opened.response.aiter_bytes()
-                    ):
-                        for event in reader.feed(data):
+                    match effect:
+                        case Open(server=server, timeout=timeout, kwargs=kwargs):
+                            response = await _asend(self._clients[server], kwargs, timeout)
+                            await body.aopen(response, effect.within)
+                        case Read(within=within):
+                            value = await body.read(within)
+                        case Sleep(seconds=seconds):
+                            await (self._retry.async_sleep or asyncio.sleep)(seconds)
+                        case Show(event=event):
                             yield event
-                    last, answer = reader.finish()
-                    for event in last:
-                        yield event
-                except BaseException as exc:
-                    exchange.release(exc)
-                    raise
-                finally:
-                    exchange.release(None)  # answered (after an error: already released)
-                    await opened.response.aclose()
-        except (openai.APIError, httpx2.TransportError, ValueError) as exc:
-            raise self._typed_error(exc, exchange) from exc
-        self._log_attempt(request, answer)
+                        case _:
+                            assert_never(effect)
+                except Exception as exc:
+                    effect = steps.throw(exc)
+                    continue
+                effect = steps.send(value)
+        except StopIteration as done:
+            answer: Answer = done.value
+        finally:
+            await body.aclose()
+            steps.close()
         yield answer
 
     async def _ask_router(self, query: RouteQuery) -> RouteDecision | bool:

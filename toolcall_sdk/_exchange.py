@@ -1,17 +1,16 @@
 """One request on its way, free of I/O: where it goes, how long it may take, how it is read.
 
-Both twins send a request the same way: `Exchange` asks the balancer (`_balancer`) which
-server each try goes to and tells it how the try ended, gives the request's timeout within
-the call's deadline, and `AnswerReader` turns the bytes that come back (a JSON body or an
-event stream) into an `Answer` and, when the answer is shown live, into `stream()` events
-as they arrive.
+The sender (`_sender`) sends a request for both twins through an `Exchange`: it asks the
+balancer (`_balancer`) which server each try goes to and tells it how the try ended, gives
+the request's timeout within the call's deadline, and `AnswerReader` turns the bytes that
+come back (a JSON body or an event stream) into an `Answer` and, when the answer is shown
+live, into `stream()` events as they arrive.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx2
 import openai
@@ -25,8 +24,6 @@ from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator, usage_of
 
 __all__ = ["AnswerReader", "Exchange", "answer_from_body", "server_fault"]
 
-_T = TypeVar("_T")
-
 
 class Exchange:
     """One request: its body, how it is read, which servers it tried, its time budget."""
@@ -38,6 +35,7 @@ class Exchange:
         "events",
         "kwargs",
         "limits",
+        "stage",
         "started",
         "stream",
         "tried",
@@ -47,6 +45,7 @@ class Exchange:
         self,
         *,
         kwargs: dict[str, Any],
+        stage: str,
         stream: bool,
         events: AnswerEvents | None,
         balancer: Balancer,
@@ -54,6 +53,7 @@ class Exchange:
         limits: Limits,
     ) -> None:
         self.kwargs = kwargs
+        self.stage = stage
         self.stream = stream
         self.events = events  # None: read silently (a broken stream is then retried whole)
         self.limits = limits
@@ -88,47 +88,10 @@ class Exchange:
             ok = True if error is None else (False if server_fault(error) else None)
             self._balancer.release(lease, ok=ok)
 
-    def tracked(self, send: Callable[[], _T]) -> Callable[[], _T]:
-        """One try, released when it ends. An opened live stream (not an `Answer`) keeps
-        its server busy until the twin has read it and calls `release`."""
-
-        def attempt() -> _T:
-            try:
-                result = send()
-            except BaseException as exc:
-                self.release(exc)
-                raise
-            if isinstance(result, Answer):
-                self.release(None)
-            return result
-
-        return attempt
-
-    def atracked(self, send: Callable[[], Awaitable[_T]]) -> Callable[[], Awaitable[_T]]:
-        """The async `tracked`."""
-
-        async def attempt() -> _T:
-            try:
-                result = await send()
-            except BaseException as exc:
-                self.release(exc)
-                raise
-            if isinstance(result, Answer):
-                self.release(None)
-            return result
-
-        return attempt
-
-    def wait(self, backoff: Callable[[Any], float]) -> Callable[[Any], float]:
-        """The transport retries' wait: none when the next try goes to a server this
-        request has not tried (it has no reason to wait), else `backoff`."""
-
-        def wait(retry_state: Any) -> float:
-            if self._balancer.has_untried(self.tried):
-                return 0.0
-            return backoff(retry_state)
-
-        return wait
+    def has_untried(self) -> bool:
+        """Whether a server this request has not tried is there to fail over to (the next
+        try then waits for nothing: it has no reason to)."""
+        return self._balancer.has_untried(self.tried)
 
     def timeout(self, per_request: float) -> float:
         """This try's timeout: the client's, cut to what is left of the call's deadline.

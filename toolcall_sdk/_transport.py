@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import openai
 from tenacity import (
@@ -43,9 +43,8 @@ from toolcall_sdk._errors import (
 
 __all__ = [
     "RetryPolicy",
-    "acall_with_retries",
     "async_retrying",
-    "call_with_retries",
+    "describe_error",
     "error_body_message",
     "is_transient",
     "retrying",
@@ -53,8 +52,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("toolcall_sdk")
-
-_T = TypeVar("_T")
 
 # Phrases vLLM (and other OpenAI-compatible servers) use when a request does not fit.
 _CONTEXT_PHRASES = (
@@ -109,10 +106,15 @@ class RetryPolicy:
         """Seconds to wait before the next try (tenacity `wait` strategy)."""
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
-        retry_after = _retry_after(exc)
+        return self.backoff_after(exc, retry_state.attempt_number)
+
+    def backoff_after(self, error: BaseException | None, tries: int) -> float:
+        """Seconds to wait after `tries` tries, the last of which failed with `error`: the
+        server's `Retry-After` (capped) when it gave one, else the exponential backoff."""
+        retry_after = _retry_after(error)
         if retry_after is not None:
             return min(retry_after, self.max_retry_after)
-        exponent = max(retry_state.attempt_number - 1, 0)
+        exponent = max(tries - 1, 0)
         base = min(self.initial_backoff * (2**exponent), self.max_backoff)
         return float(base + random.uniform(0, self.jitter))
 
@@ -136,7 +138,7 @@ def retrying(
     wait: Callable[[RetryCallState], float] | None = None,
 ) -> Retrying:
     """A tenacity controller for the sync client; `max_delay` caps the policy's deadline,
-    `wait` replaces its backoff (the failover waits for nothing: `Exchange.wait`)."""
+    `wait` replaces its backoff."""
     kwargs = _controller_kwargs(policy, max_delay, wait)
     if policy.sleep is not None:
         kwargs["sleep"] = policy.sleep
@@ -154,72 +156,6 @@ def async_retrying(
     if policy.async_sleep is not None:
         kwargs["sleep"] = policy.async_sleep
     return AsyncRetrying(**kwargs)
-
-
-def call_with_retries(
-    policy: RetryPolicy,
-    attempt: Callable[[], _T],
-    *,
-    max_delay: float | None = None,
-    wait: Callable[[RetryCallState], float] | None = None,
-) -> _T:
-    """`retrying(policy, max_delay=max_delay, wait=wait)(attempt)`, paying for the
-    controller only when the first try fails.
-
-    Almost every request succeeds at once, and a tenacity controller costs more than the
-    rest of the client's bookkeeping for a request (building it, and its loop around even
-    a successful try). So the first try runs bare; a transient failure builds the
-    controller, which is handed that failure as its own first try (raised again, at once)
-    and goes on as it would have from the start: the same stop (the time the first try took
-    is taken off the deadline), backoff, logs and sleeps. Any other error is raised as the
-    controller would raise it.
-    """
-    started = time.monotonic()
-    try:
-        return attempt()
-    except Exception as exc:
-        if not is_transient(exc):
-            raise
-        failed: list[Exception] = [exc]
-
-    def again() -> _T:
-        if failed:
-            raise failed.pop()
-        return attempt()
-
-    left = _left(policy, max_delay, time.monotonic() - started)
-    return retrying(policy, max_delay=left, wait=wait)(again)
-
-
-async def acall_with_retries(
-    policy: RetryPolicy,
-    attempt: Callable[[], Awaitable[_T]],
-    *,
-    max_delay: float | None = None,
-    wait: Callable[[RetryCallState], float] | None = None,
-) -> _T:
-    """The async twin of `call_with_retries`."""
-    started = time.monotonic()
-    try:
-        return await attempt()
-    except Exception as exc:
-        if not is_transient(exc):
-            raise
-        failed: list[Exception] = [exc]
-
-    async def again() -> _T:
-        if failed:
-            raise failed.pop()
-        return await attempt()
-
-    left = _left(policy, max_delay, time.monotonic() - started)
-    return await async_retrying(policy, max_delay=left, wait=wait)(again)
-
-
-def _left(policy: RetryPolicy, max_delay: float | None, spent: float) -> float:
-    # The controller starts its clock after the first try: the deadline shrinks by as much.
-    deadline = policy.deadline if max_delay is None else min(policy.deadline, max_delay)
-    return deadline - spent
 
 
 def _controller_kwargs(
@@ -243,7 +179,7 @@ def _log_retry(retry_state: RetryCallState) -> None:
     logger.warning(
         "transport retry %d after %s; waiting %.2fs",
         retry_state.attempt_number,
-        _describe(exc),
+        describe_error(exc),
         wait,
     )
 
@@ -262,7 +198,7 @@ def translate_error(exc: BaseException, *, base_url: str, model: str, tries: int
             "with `toolcall-sdk launch MODEL`, or check base_url"
         )
     if not isinstance(exc, openai.APIStatusError):
-        return TransportError(f"request to {base_url} failed: {_describe(exc)}")
+        return TransportError(f"request to {base_url} failed: {describe_error(exc)}")
     status = exc.status_code
     message = _server_message(exc)
     if status == 429:
@@ -414,10 +350,10 @@ def _parse_http_date(text: str) -> float | None:
 
 def _cause(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
-    return _describe(cause) if cause is not None else _describe(exc)
+    return describe_error(cause) if cause is not None else describe_error(exc)
 
 
-def _describe(exc: BaseException | None) -> str:
+def describe_error(exc: BaseException | None) -> str:
     if exc is None:
         return "no error"
     if isinstance(exc, openai.APIStatusError):
