@@ -44,6 +44,7 @@ from toolcall_sdk._results import (
     Problem,
     RequestSummary,
     SkipReason,
+    Step,
     ToolCall,
     ToolCallResult,
     Usage,
@@ -197,6 +198,9 @@ class StepControl:
     # Stage 2 lets the model answer in text (`tool_choice="auto"`): a step after one whose
     # calls ran. A call it makes is recovered, validated and fed back as under a forced call.
     may_answer: bool = False
+    # The run's finished steps: an error raised out of this step carries their attempts
+    # (a `TransportError`) and the calls that ran in them, as well as this step's.
+    earlier: Sequence[Step] = ()
 
 
 class StepPaused(Exception):
@@ -283,11 +287,18 @@ def flow(
         return (yield from _step_flow(config, state, execute, context, control))
     except ToolCallError as exc:
         # Raised here, or thrown in by the client (a failed request, a router that raised,
-        # a usage limit): say what had happened before.
-        if isinstance(exc, TransportError):
-            exc.attempts = list(state.attempts)
-        exc.executed = list(state.executed)
+        # a usage limit): say what had happened before. This is the one place that sets
+        # `.attempts` of a `TransportError` and `.executed` of an error out of a step, for
+        # `call()` and for every step of `run()` alike (the run loop adds only `.steps`).
+        _tell_what_happened(exc, control.earlier, state)
         raise
+
+
+def _tell_what_happened(exc: ToolCallError, earlier: Sequence[Step], state: _Run) -> None:
+    if isinstance(exc, TransportError):
+        exc.attempts = [*(a for step in earlier for a in step.attempts), *state.attempts]
+    ran_before = (call for step in earlier for call in step.calls if call.executed)
+    exc.executed = [*ran_before, *state.executed]
 
 
 def _checked(

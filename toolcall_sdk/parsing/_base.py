@@ -22,9 +22,9 @@ from typing import ClassVar, Final
 from toolcall_sdk.parsing._json import JsonWalker
 from toolcall_sdk.parsing._types import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     ParseResult,
     ReasoningDelta,
     StreamEvent,
@@ -138,7 +138,7 @@ class FormatStream(ABC):
         self._next_index = index + 1
         self._pending.append(index)
         if self._emit:
-            self._events.append(CallStarted(index, name))
+            self._events.append(ParsedCallStarted(index, name))
         return index
 
     def _args(self, text: str) -> None:
@@ -176,4 +176,4 @@ class FormatStream(ABC):
         else:  # parse(): nobody sees indexes
             return
         if self._emit:
-            self._events.append(CallFinished(index, call))
+            self._events.append(ParsedCallFinished(index, call))

@@ -13,8 +13,8 @@ read whole by the format's `_region`.
   completed (a section cut in its second call keeps its first) and no text.
 - A closed region that holds no call the format can read stays text.
 
-Calls are known when their region closes: each arrives as `CallStarted`, one
-`ArgumentsDelta` with its arguments, `CallFinished`, unless the format previews them as its
+Calls are known when their region closes: each arrives as `ParsedCallStarted`, one
+`ArgumentsDelta` with its arguments, `ParsedCallFinished`, unless the format previews them as its
 scanner reads them (`_preview_region`: Qwen3 XML sends a call's name, then its parameters one at a
 time).
 """

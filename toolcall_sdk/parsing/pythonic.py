@@ -234,7 +234,8 @@ class ValueWalker:
 
 class PythonicStream(TaglessStream):
     """Incremental pythonic parser (see `FormatStream`). Calls are known only when their
-    list closes, so each arrives as `CallStarted`, one `ArgumentsDelta`, `CallFinished`."""
+    list closes, so each arrives as `ParsedCallStarted`, one `ArgumentsDelta`,
+    `ParsedCallFinished`."""
 
     format = FORMAT
     _OPENER = "["

@@ -171,7 +171,8 @@ def calls_in_value(region: str, value: Any = _UNREAD) -> list[ParsedCall] | None
 
 class XlamStream(FormatStream):
     """Incremental xLAM parser (see `FormatStream`). Calls are known only when their JSON
-    value closes, so each arrives as `CallStarted`, one `ArgumentsDelta`, `CallFinished`."""
+    value closes, so each arrives as `ParsedCallStarted`, one `ArgumentsDelta`,
+    `ParsedCallFinished`."""
 
     format = FORMAT
 
