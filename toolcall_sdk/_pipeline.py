@@ -11,9 +11,9 @@ may answer in text (`StepControl.may_answer`: stage 2 under `tool_choice="auto"`
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, assert_never
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
 
@@ -54,7 +54,18 @@ from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
 from toolcall_sdk.grounding import GroundingPolicy
 from toolcall_sdk.grounding._check import Grounder
-from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
+from toolcall_sdk.grounding._policy import resolve_grounding
+from toolcall_sdk.routing import (
+    AskModel,
+    Consult,
+    RouteDecision,
+    coerce_decision,
+    resolve_router,
+    route_flow,
+)
+
+if TYPE_CHECKING:
+    from toolcall_sdk._options import ClientOptions
 
 __all__ = [
     "TOOL_CHOICES",
@@ -71,13 +82,16 @@ __all__ = [
     "RouteQuery",
     "StepControl",
     "StepPaused",
+    "ToolChoice",
     "flow",
     "request_summary",
 ]
 
-# Stage-2 `tool_choice` values: "required" forces a call (named when one tool is left);
-# "auto" is for servers without `required` and lets a text answer come back as such.
-TOOL_CHOICES = ("required", "auto")
+ToolChoice = Literal["required", "auto"]
+"""Stage 2's `tool_choice`: "required" forces a call (named when one tool is left); "auto" is
+for servers without `required` and lets a text answer come back as such."""
+# The values of `ToolChoice`, for checks and messages: read from the type, never restated.
+TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +109,55 @@ class Config:
     extra_body: Mapping[str, Any] | None
     validation_context: Any
     recover: bool = True  # read calls back from the text when the server's parser missed them
-    tool_choice: str = "required"  # one of TOOL_CHOICES
+    tool_choice: ToolChoice = "required"
     # Hooks listen: yield the events only they read (a client without hooks builds none).
     observe: bool = False
     # What the grounding check looks at (None: no check), and the check of these tools.
     grounding: GroundingPolicy | None = None
     grounder: Grounder | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        options: ClientOptions,
+        *,
+        model: str,
+        tools: Mapping[str, Tool[..., Any]],
+        schemas: Mapping[str, dict[str, Any]],
+        observe: bool = False,
+    ) -> Config:
+        """The pipeline's part of a client's checked options (`_options.resolve_options`).
+
+        Each field named like a `ClientOptions` key is taken from it (`router` and
+        `grounding` in their resolved form), so an option the pipeline reads is declared
+        once: in `ClientOptions`, with its default in `DEFAULTS`, and here as a field of
+        the same name. The rest is what the client built from the options.
+        """
+        given: Mapping[str, Any] = options
+        built: dict[str, Any] = {
+            "model": model,
+            "tools": tools,  # the `tools` option, made into `Tool`s by name
+            "schemas": schemas,
+            "observe": observe,
+            "grounder": Grounder(tools, schemas),
+        }
+        taken = {
+            item.name: _RESOLVE.get(item.name, _as_given)(given[item.name])
+            for item in fields(cls)
+            if item.name in given and item.name not in built
+        }
+        return cls(**built, **taken)
+
+
+def _as_given(value: Any) -> Any:
+    return value
+
+
+# The options stored in another form than the one given.
+_RESOLVE: dict[str, Callable[[Any], Any]] = {
+    "router": resolve_router,
+    "grounding": resolve_grounding,
+}
 
 
 @dataclass(frozen=True, slots=True)
