@@ -87,6 +87,8 @@ class DeepSeekV3Stream(RegionStream):
     """Incremental DeepSeek V3 / V3.1 parser (see `RegionStream`)."""
 
     format = FORMAT
+    parsers = ("deepseek_v3", "deepseek_v31")
+    markers = (CALLS_BEGIN,)
     _PROSE_TAGS = TagSet(CALLS_BEGIN)
     _REGIONS = frozenset({CALLS_BEGIN})
 

@@ -107,6 +107,8 @@ class DeepSeekV32Stream(RegionStream):
     """Incremental DSML parser (see `RegionStream`)."""
 
     format = FORMAT
+    parsers = ("deepseek_v32", "deepseek_v4", "deepseek_v41")
+    markers = SECTIONS
     _PROSE_TAGS = TagSet(*SECTIONS)
     _REGIONS = frozenset(SECTIONS)
 

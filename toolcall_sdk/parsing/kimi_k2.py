@@ -87,6 +87,8 @@ class KimiK2Stream(RegionStream):
     """Incremental Kimi K2 parser (see `RegionStream`)."""
 
     format = FORMAT
+    parsers = ("kimi_k2",)
+    markers = (SECTION_BEGIN,)
     _PROSE_TAGS = TagSet(SECTION_BEGIN)
     _REGIONS = frozenset({SECTION_BEGIN})
 

@@ -104,6 +104,8 @@ class KimiK3Stream(RegionStream):
     """Incremental Kimi K3 parser (see `RegionStream`)."""
 
     format = FORMAT
+    parsers = ("kimi_k3",)
+    markers = TAGS
     _PROSE_TAGS = TagSet(*TAGS)
     _REGIONS = frozenset({TOOLS_BEGIN})
 

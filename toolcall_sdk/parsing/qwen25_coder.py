@@ -125,6 +125,10 @@ class Qwen25CoderStream(FormatStream):
     """Incremental Qwen2.5-Coder parser (see `FormatStream` and the module docstring)."""
 
     format = FORMAT
+    # No vLLM parser reads it (vLLM issue #32926): the SDK plugin's does. No marker: its
+    # calls are bare JSON objects, read for its own models only.
+    parsers = ()
+    markers = ()
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)

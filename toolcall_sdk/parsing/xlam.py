@@ -175,6 +175,9 @@ class XlamStream(FormatStream):
     `ParsedCallFinished`."""
 
     format = FORMAT
+    # No marker: a bare JSON array; `parse_any` tries it first among the fallbacks.
+    parsers = ("xlam",)
+    markers = ()
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)
