@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Final, TypeVar
 
@@ -85,33 +84,6 @@ LEADS: Final = _unique(
     "leading character",
 )
 
-# Model ids → the format their models write, tried in order (the first pattern found in the
-# repository name wins, case-insensitively), so more specific patterns come first. A
-# `None` format stops the search: the family writes a format no parser here reads.
-_MODEL_FORMATS: Final[tuple[tuple[re.Pattern[str], str | None], ...]] = tuple(
-    (re.compile(pattern, re.IGNORECASE), fmt)
-    for pattern, fmt in (
-        (r"xlam", xlam.FORMAT),
-        (r"toolace", pythonic.FORMAT),
-        (r"hermes-[23]", hermes.FORMAT),
-        # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5-Coder bare JSON
-        # call objects; Qwen2.5, QwQ and the other Qwen3 models write Hermes JSON.
-        (r"qwen3-coder|qwen3\.[5-9]|qwen3\.\d\d|qwen[4-9]", qwen3_xml.FORMAT),
-        (r"qwen2\.5-coder", qwen25_coder.FORMAT),
-        (r"qwen|qwq", hermes.FORMAT),
-        (r"deepseek-v3\.[2-9]|deepseek-v[4-9]", deepseek_v32.FORMAT),
-        (r"deepseek-(v3|r1)(?!-distill)", deepseek_v3.FORMAT),
-        (r"glm-4\.[5-9]|glm-[5-9]", glm45.FORMAT),
-        (r"kimi-k3", kimi_k3.FORMAT),
-        (r"kimi-k2", kimi_k2.FORMAT),
-        (r"gpt-oss", harmony.FORMAT),
-        (r"gemma-?4", gemma4.FORMAT),
-        (r"llama-4|llama-3\.2-[13]b", pythonic.FORMAT),
-        (r"llama-?3", llama3_json.FORMAT),
-        (r"mistral|mixtral|ministral|magistral|codestral|devstral", mistral.FORMAT),
-    )
-)
-
 
 def format_for(name: str) -> str | None:
     """The format to read a model's output in.
@@ -129,15 +101,9 @@ def format_for(name: str) -> str | None:
     found = _PARSER_FORMATS.get(key)
     if found is not None:
         return found
-    parser = _family_parser(name.strip(), by_pattern=False)
-    if parser is not None:
-        return _PARSER_FORMATS.get(parser)
-    repository = _repository(name)
-    if repository:
-        for pattern, fmt in _MODEL_FORMATS:
-            if pattern.search(repository):
-                return fmt
-    parser = _family_parser(name.strip(), by_pattern=True)
+    # Model ids and family names: the family registry is the one source (the launcher and
+    # the vLLM plugin read it too), through the parser it names for the family.
+    parser = _family_parser(name.strip())
     return _PARSER_FORMATS.get(parser) if parser else None
 
 
@@ -145,13 +111,13 @@ def _repository(name: str) -> str:
     return name.strip().rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _family_parser(name: str, *, by_pattern: bool) -> str | None:
+def _family_parser(name: str) -> str | None:
+    """The parser of the family named `name`, else of the first whose pattern matches the
+    repository name (`_families.FAMILIES`' order), else None."""
     key = name.lower()
-    if not by_pattern:
-        for family in FAMILIES:
-            if family.name == key:
-                return family.tool_call_parser
-        return None
+    for family in FAMILIES:
+        if family.name == key:
+            return family.tool_call_parser
     repository = _repository(name)
     for family in FAMILIES:
         if repository and family.matches(repository):

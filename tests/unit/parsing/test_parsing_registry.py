@@ -49,3 +49,40 @@ def test_a_name_or_tag_claimed_twice_is_refused() -> None:
     assert _unique([("a", 1), ("a", 1), ("b", 2)], "tag") == {"a": 1, "b": 2}
     with pytest.raises(RuntimeError, match="'a' is claimed by two formats"):
         _unique([("a", 1), ("a", 2)], "tag")
+
+
+def test_a_model_id_reads_in_the_format_of_the_parser_its_family_names() -> None:
+    # `_families` is the one source for model id -> format: the client (`format_for`), the
+    # vLLM plugin (`parser_name`) and `launch` (`resolve_family`) agree for every example.
+    from toolcall_sdk._families import FAMILIES, resolve_family
+    from toolcall_sdk.vllm_plugin import parser_name
+
+    for family in FAMILIES:
+        fmt = format_for(family.tool_call_parser)
+        for example in family.examples:
+            assert format_for(example) == format_for(resolve_family(example).tool_call_parser)
+            if fmt is not None and family.name != "mistral-hf":
+                assert format_for(example) == fmt, example
+                assert parser_name(example) == f"toolcall_{fmt}", example
+
+
+@pytest.mark.parametrize(
+    ("model", "fmt"),
+    [
+        ("Qwen/Qwen3.5-9B", "qwen3_xml"),
+        ("Qwen/Qwen3.6-27B", "qwen3_xml"),
+        ("Qwen/Qwen2-7B-Instruct", "hermes"),
+        ("meta-llama/Meta-Llama-3-8B-Instruct", "llama3_json"),
+        ("mistralai/Magistral-Small-2506", "mistral"),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek_v32"),
+        ("zai-org/GLM-4.7", "glm45"),
+        ("zai-org/GLM-5", "glm45"),
+        ("moonshotai/Kimi-K3", "kimi_k3"),
+        ("google/gemma-4-9b-it", "gemma4"),
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", None),  # no family: detected from text
+    ],
+)
+def test_the_model_ids_the_old_pattern_table_knew_come_from_the_families(
+    model: str, fmt: str | None
+) -> None:
+    assert format_for(model) == fmt
