@@ -25,12 +25,19 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at
+from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at, normalise_arguments
 from toolcall_sdk.parsing._markup import TagSet
 from toolcall_sdk.parsing._types import ParsedCall
 from toolcall_sdk.parsing._values import Schemas
 
-__all__ = ["JsonSectionScanner", "RegionStream", "Scanner", "ValueScanner", "json_span"]
+__all__ = [
+    "JsonSectionScanner",
+    "JsonSectionStream",
+    "RegionStream",
+    "Scanner",
+    "ValueScanner",
+    "json_span",
+]
 
 
 class Scanner(ABC):
@@ -249,3 +256,69 @@ class RegionStream(FormatStream):
             self._previewed = 0
             self._scanner = None
             self._mark = self._scan = stop
+
+
+class JsonSectionStream(RegionStream):
+    """Base of the formats whose calls sit in one section, each call a begin tag, a head, an
+    arguments tag, JSON arguments and an end tag (DeepSeek V3, Kimi K2).
+
+    The skeleton is shared: the section opens at `SECTION_BEGIN` and ends at `SECTION_END`
+    outside the JSON (`JsonSectionScanner`); each call runs from `CALL_BEGIN` to `CALL_END`,
+    and its arguments are the JSON after `ARGS`. A subclass gives the tags and reads the name
+    from the head (`_name`). A call whose JSON never closes is no call, and a section the
+    text ends inside keeps the calls whose end tag came.
+    """
+
+    SECTION_BEGIN: ClassVar[str]
+    SECTION_END: ClassVar[str]
+    CALL_BEGIN: ClassVar[str]
+    ARGS: ClassVar[str]  # between a call's head and its arguments
+    CALL_END: ClassVar[str]
+    # A closed section with no readable call: text (DeepSeek) or markup only (Kimi).
+    EMPTY_IS_TEXT: ClassVar[bool] = False
+
+    @classmethod
+    @abstractmethod
+    def _name(cls, section: str, head: int, args: int, start: int) -> str:
+        """The call's name, from its head `section[head:args]` (and what lies between the
+        arguments tag and the JSON, which starts at `start`); "" when it has none."""
+
+    @classmethod
+    def _stops(cls) -> tuple[str, ...]:
+        return (cls.CALL_END, cls.CALL_BEGIN, cls.SECTION_END)
+
+    @classmethod
+    def calls_from_section(cls, section: str, closed: bool = True) -> list[ParsedCall]:
+        """The well-formed calls of a section, in order; in a section the text ended inside
+        (`closed` false), only those whose end tag came."""
+        calls: list[ParsedCall] = []
+        stops = cls._stops()
+        pos = section.find(cls.CALL_BEGIN)
+        while pos >= 0:
+            head = pos + len(cls.CALL_BEGIN)
+            args = section.find(cls.ARGS, head)
+            if args < 0:
+                break
+            span = json_span(section, args + len(cls.ARGS), stops)
+            if span is None:
+                break
+            start, end = span
+            close = section.find(cls.CALL_END, end)
+            if close < 0 and not closed:
+                break
+            stop = len(section) if close < 0 else close + len(cls.CALL_END)
+            name = cls._name(section, head, args, start)
+            if name:
+                arguments = normalise_arguments(section[start:end])
+                calls.append(ParsedCall(name, arguments, section[pos:stop]))
+            if close < 0:
+                break
+            pos = section.find(cls.CALL_BEGIN, stop)
+        return calls
+
+    def _open(self, tag: str, start: int, body: int) -> Scanner:
+        return JsonSectionScanner(body, self.SECTION_END, self.ARGS, self._stops())
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        calls = self.calls_from_section(region, closed)
+        return None if self.EMPTY_IS_TEXT and closed and not calls else calls

@@ -86,3 +86,16 @@ def test_the_model_ids_the_old_pattern_table_knew_come_from_the_families(
     model: str, fmt: str | None
 ) -> None:
     assert format_for(model) == fmt
+
+
+def test_the_json_section_formats_share_one_skeleton() -> None:
+    from toolcall_sdk.parsing._regions import JsonSectionStream
+
+    deepseek, kimi = STREAMS["deepseek_v3"], STREAMS["kimi_k2"]
+    assert issubclass(deepseek, JsonSectionStream)
+    assert issubclass(kimi, JsonSectionStream)
+    # What differs is data and the name hook: an empty section is text for DeepSeek only.
+    empty_deepseek = "<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>"
+    empty_kimi = "<|tool_calls_section_begin|><|tool_calls_section_end|>"
+    assert deepseek.parse_text(empty_deepseek).text == empty_deepseek
+    assert kimi.parse_text(empty_kimi).text == ""
