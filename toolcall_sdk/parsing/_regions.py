@@ -21,16 +21,21 @@ time).
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at, normalise_arguments
+from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at, dumps, normalise_arguments
 from toolcall_sdk.parsing._markup import TagSet
 from toolcall_sdk.parsing._types import ParsedCall
-from toolcall_sdk.parsing._values import Schemas
+from toolcall_sdk.parsing._values import Schemas, parameter_types
+
+_BLANK = " \t\r\n"
 
 __all__ = [
+    "ElementSectionStream",
     "JsonSectionScanner",
     "JsonSectionStream",
     "RegionStream",
@@ -322,3 +327,85 @@ class JsonSectionStream(RegionStream):
     def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
         calls = self.calls_from_section(region, closed)
         return None if self.EMPTY_IS_TEXT and closed and not calls else calls
+
+
+class ElementSectionStream(RegionStream):
+    """Base of the formats whose section holds each call as an element with one element per
+    argument, the values bare text typed by an attribute or the tool's schema (DeepSeek
+    DSML, Kimi K3).
+
+    The skeleton is shared: calls are read in order from `_CALL` to `_CALL_END`, each
+    argument from `_ARGUMENT` to `_ARGUMENT_END`, blanks between them allowed; a call or an
+    argument the section ends inside ends the reading (the calls before it stay), and a
+    closed section with no call stays text. A subclass gives the tags, the name of a call
+    (`_call_name`), an argument's key and value (`_argument`), and two rules where the
+    formats differ.
+    """
+
+    _CALL: ClassVar[re.Pattern[str]]
+    _CALL_END: ClassVar[re.Pattern[str]]
+    _ARGUMENT: ClassVar[re.Pattern[str]]
+    _ARGUMENT_END: ClassVar[re.Pattern[str]]
+    # Text other than blanks before a call's end: True stops reading the section (DSML),
+    # False drops that call only (Kimi K3, which also drops a call without a name).
+    _STRAY_TEXT_STOPS: ClassVar[bool]
+
+    @classmethod
+    @abstractmethod
+    def _call_name(cls, call: re.Match[str]) -> str:
+        """The tool name an opening `_CALL` tag gives."""
+
+    @classmethod
+    def _empty(cls, call: re.Match[str]) -> bool:
+        """Whether the opening tag is a whole call without arguments (`<... />`)."""
+        return False
+
+    @classmethod
+    @abstractmethod
+    def _argument(
+        cls, argument: re.Match[str], raw: str, kinds: Mapping[str, frozenset[str]]
+    ) -> tuple[str, Any]:
+        """An argument's key and value, from its opening tag, its text and the types the
+        tool's schema gives each parameter."""
+
+    @classmethod
+    def calls_from_section(cls, section: str, schemas: Schemas | None) -> list[ParsedCall]:
+        """The complete, well-formed calls of a section, in order."""
+        calls: list[ParsedCall] = []
+        pos = 0
+        while True:
+            call = cls._CALL.search(section, pos)
+            if call is None:
+                return calls
+            name = cls._call_name(call)
+            if cls._empty(call):
+                calls.append(ParsedCall(name, "{}", call.group(0)))
+                pos = call.end()
+                continue
+            kinds = parameter_types(schemas, name)
+            arguments: dict[str, Any] = {}
+            pos = call.end()
+            while True:
+                argument = cls._ARGUMENT.search(section, pos)
+                end = cls._CALL_END.search(section, pos)
+                if end is not None and (argument is None or end.start() < argument.start()):
+                    stray = bool(section[pos : end.start()].strip(_BLANK))
+                    if stray and cls._STRAY_TEXT_STOPS:
+                        return calls
+                    if not stray and (name or cls._STRAY_TEXT_STOPS):
+                        raw = section[call.start() : end.end()]
+                        calls.append(ParsedCall(name, dumps(arguments), raw))
+                    pos = end.end()
+                    break
+                if argument is None or section[pos : argument.start()].strip(_BLANK):
+                    return calls  # cut off, or not this format
+                close = cls._ARGUMENT_END.search(section, argument.end())
+                if close is None:
+                    return calls
+                key, value = cls._argument(argument, section[argument.end() : close.start()], kinds)
+                arguments[key] = value
+                pos = close.end()
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        calls = self.calls_from_section(region, self._schemas)
+        return None if closed and not calls else calls

@@ -99,3 +99,22 @@ def test_the_json_section_formats_share_one_skeleton() -> None:
     empty_kimi = "<|tool_calls_section_begin|><|tool_calls_section_end|>"
     assert deepseek.parse_text(empty_deepseek).text == empty_deepseek
     assert kimi.parse_text(empty_kimi).text == ""
+
+
+def test_the_element_section_formats_share_one_skeleton() -> None:
+    from toolcall_sdk.parsing._regions import ElementSectionStream
+
+    dsml, kimi = STREAMS["deepseek_v32"], STREAMS["kimi_k3"]
+    assert issubclass(dsml, ElementSectionStream)
+    assert issubclass(kimi, ElementSectionStream)
+    # The one rule where they differ: text inside a call stops DSML, and drops the call in K3.
+    d = (
+        '<｜DSML｜function_calls><｜DSML｜invoke name="f">junk</｜DSML｜invoke>'
+        '<｜DSML｜invoke name="g"></｜DSML｜invoke></｜DSML｜function_calls>'
+    )
+    k = (
+        '<|open|>tools<|sep|><|open|>call tool="f"<|sep|>junk<|close|>call<|sep|>'
+        '<|open|>call tool="g"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>'
+    )
+    assert (dsml.parse_text(d).calls, dsml.parse_text(d).text) == ([], d)
+    assert [call.name for call in kimi.parse_text(k).calls] == ["g"]
