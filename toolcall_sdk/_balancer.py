@@ -121,7 +121,7 @@ class Lease:
     trial: bool  # sent while the server was unhealthy: its outcome decides its health
 
 
-class _Server:
+class _ServerSlot:
     __slots__ = ("failures", "healthy", "outstanding", "retry_at", "sent", "trials", "url")
 
     def __init__(self, url: str) -> None:
@@ -151,7 +151,7 @@ class Balancer:
             raise InvalidArgumentError("base_url must name at least one server")
         self.policy = policy
         self._clock = policy.clock or time.monotonic
-        self._servers = [_Server(url) for url in urls]
+        self._servers = [_ServerSlot(url) for url in urls]
         self._lock = threading.Lock()
         self._turn = 0  # where the round robin among equally busy servers starts
 

@@ -106,10 +106,9 @@ from toolcall_sdk._watchdog import Watch, watch
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
 from toolcall_sdk.embeds._client import EmbedsCompletion, EmbedsSupport
 from toolcall_sdk.grounding import GroundingSpec
-from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.parsing import format_for
-from toolcall_sdk.routing import RouteDecision, consult_async, resolve_router
+from toolcall_sdk.routing import RouteDecision, consult_async
 
 __all__ = ["AsyncToolCallClient", "ToolCallClient"]
 
@@ -147,22 +146,8 @@ class _ClientCore:
         hooks = Hooks(o["hooks"])
         self._hooks = hooks if hooks.items else None
         self._metrics = MetricsRecorder()
-        self._config = Config(
-            model=model,
-            tools=by_name,
-            schemas=schemas,
-            router=resolve_router(o["router"]),
-            max_retries=o["max_retries"],
-            temperature=o["temperature"],
-            max_tokens=o["max_tokens"],
-            parallel_tool_calls=o["parallel_tool_calls"],
-            extra_body=o["extra_body"],
-            validation_context=o["validation_context"],
-            recover=o["recover"],
-            tool_choice=o["tool_choice"],
-            observe=self._hooks is not None,
-            grounding=resolve_grounding(o["grounding"]),
-            grounder=Grounder(by_name, schemas),
+        self._config = Config.from_options(
+            o, model=model, tools=by_name, schemas=schemas, observe=self._hooks is not None
         )
         # The format `stream()` reads leaked calls in: the model's own when its name tells,
         # else the first sign of any format in the text decides.
@@ -654,7 +639,8 @@ class ToolCallClient(_ClientCore):
             `$TOOLCALL_BASE_URL` or `http://localhost:8000/v1`.
         model: The served model name.
         tools: Functions, `@tool` objects or Pydantic model classes.
-        api_key: The server's key (vLLM `--api-key`); defaults to `$OPENAI_API_KEY`.
+        api_key: The server's key (vLLM `--api-key`); defaults to `$TOOLCALL_API_KEY`
+            (`$OPENAI_API_KEY` is sent to OpenAI itself only).
         max_retries: Feedback retries after the first stage-2 request.
         router: `"llm"` (ask the model), `"always"`, `"never"`, a router object or a
             callable `(messages, tools) -> bool | RouteDecision`.
@@ -663,6 +649,10 @@ class ToolCallClient(_ClientCore):
         max_tokens: Token limit of each answer (None: the server's default).
         parallel_tool_calls: Sent as is when set.
         timeout: Seconds per HTTP request.
+        deadline: Seconds for a whole `call()` or `run()`: routing, attempts, backoffs,
+            reading the answers and running tools all count (`DeadlineExceededError`).
+        max_response_bytes: The size cap of one answer (`ResponseTooLargeError`, not
+            retried); 32 MiB by default.
         retry: Transport retry policy (429, 5xx, connection errors, timeouts).
         validation_context: Passed to Pydantic validators as `info.context`.
         on_escalate: Called with the `ToolCallFailed` when retries are exhausted; its

@@ -35,6 +35,36 @@ The tree::
                 ├── EndpointNotFoundError      404: no chat endpoint at base_url (no /v1?)
                 └── ContextLengthExceededError 400: prompt or max_tokens over max_model_len
 
+The tooling's errors (launcher, proxy, MCP, eval, BFCL, the model-family registry) live in
+their own modules, above this one, and derive from the same root on purpose: DESIGN.md
+promises that every error the SDK raises is a `ToolCallError`, so a script that drives
+`launch` or `eval` from Python catches one class. Their tree, with each one's home::
+
+    ToolCallError
+    ├── MissingDependencyError         an extra is not installed; `.install`   toolcall_sdk
+    ├── UnknownFamilyError             no model family matches      toolcall_sdk._families
+    │   └── UnknownModelFamilyError    (also a LaunchError, below)
+    ├── LaunchError                    vLLM could not be planned or started    .launcher
+    │   ├── UnknownModelFamilyError    no family matches; pass --tool-call-parser
+    │   ├── ChatTemplateNotFoundError  the family's chat template is not on this machine
+    │   ├── VLLMNotFoundError          no way to start vLLM was found on this machine
+    │   ├── PortInUseError             something already listens on the host and port
+    │   ├── ParallelLayoutError        the parallel / multi-node options contradict
+    │   └── ServerStartError           the server process did not become ready
+    │       ├── ServerExitedError      it exited before /health answered; `.log_tail`
+    │       └── ServerStartTimeout     /health did not answer within the startup timeout
+    ├── ProxyConfigError               the proxy cannot start with these options  .proxy
+    ├── BadRequest                     a proxied request answered with HTTP 400   .proxy (internal)
+    ├── McpToolError                   an MCP server's error result for a call     .mcp
+    ├── CaseFormatError                a case file does not follow the case format .evals
+    ├── CaseFileNotFoundError          no case file at that path                   .evals
+    ├── PreflightError                 the eval's server check failed     .evals (internal)
+    ├── OutDirConflictError            --out holds a run with other settings .evals (internal)
+    └── BfclDataError                  the BFCL data could not be read             .bfcl
+        └── BfclNotInstalledError      bfcl-eval is not installed
+
+tests/unit/test_error_tree.py checks both trees, and docs/errors.md, against the classes.
+
 Raised by `run()` or `resume()`, every error carries the run so far: `.steps` (the steps
 finished before it) and `.executed` (every call of the run whose business function ran).
 Outside a run both are empty.

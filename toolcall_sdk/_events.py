@@ -161,7 +161,7 @@ ToolCallEvent = (
 Operation = Literal["call", "run", "resume", "stream", "stream_run", "stream_resume"]
 # How a call ended: a result; a result from `on_escalate`; `ToolCallFailed`; another error
 # (a transport error, a run bound, an approval pause); a stream left before its end.
-Outcome = Literal["ok", "escalated", "failed", "error", "cancelled"]
+CallOutcome = Literal["ok", "escalated", "failed", "error", "cancelled"]
 # What became of a business function: returned, raised, ran past its timeout, or raised
 # `ModelRetry` (its message goes back to the model).
 ToolStatus = Literal["ok", "error", "timeout", "retry"]
@@ -404,7 +404,7 @@ class CallFinished:
     """
 
     operation: Operation
-    outcome: Outcome
+    outcome: CallOutcome
     error_type: str | None
     attempts: int
     parser_misses: int

@@ -22,8 +22,8 @@ from toolcall_sdk._errors import ToolCallError
 
 __all__ = [
     "DISTRIBUTION",
+    "InstallSource",
     "MissingDependencyError",
-    "Source",
     "find_source",
     "install_command",
     "install_source",
@@ -44,7 +44,7 @@ class _Metadata(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class InstallSource:
     """Where a copy of the package was installed from, as pip needs it to add an extra.
 
     Attributes:
@@ -65,7 +65,7 @@ class Source:
         return f'pip install {flag}"{self.requirement}[{extra}]"'
 
 
-def find_source(package_dir: Path, metadata: _Metadata | None) -> Source:
+def find_source(package_dir: Path, metadata: _Metadata | None) -> InstallSource:
     """Find how the package in `package_dir` was installed.
 
     Args:
@@ -80,13 +80,13 @@ def find_source(package_dir: Path, metadata: _Metadata | None) -> Source:
     """
     root = package_dir.parent
     if _is_checkout(root):
-        return Source(str(root), editable=True)
+        return InstallSource(str(root), editable=True)
     direct = _direct_url(metadata)
-    return _from_direct_url(direct) if direct else Source(DISTRIBUTION)
+    return _from_direct_url(direct) if direct else InstallSource(DISTRIBUTION)
 
 
 @functools.cache
-def install_source() -> Source:
+def install_source() -> InstallSource:
     """How this copy of toolcall-sdk was installed (looked up once)."""
     return find_source(_PACKAGE_DIR, _installed_metadata())
 
@@ -141,7 +141,7 @@ def _direct_url(metadata: _Metadata | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and isinstance(data.get("url"), str) else None
 
 
-def _from_direct_url(direct: dict[str, Any]) -> Source:
+def _from_direct_url(direct: dict[str, Any]) -> InstallSource:
     from urllib.parse import unquote, urlparse
 
     url: str = direct["url"]
@@ -150,13 +150,13 @@ def _from_direct_url(direct: dict[str, Any]) -> Source:
         parsed = urlparse(url)
         folder = Path(unquote(parsed.path)) if parsed.scheme == "file" else None
         if folder is not None and _is_checkout(folder):
-            return Source(str(folder), editable=bool(dir_info.get("editable")))
-        return Source(DISTRIBUTION)  # the folder is gone: name the distribution
+            return InstallSource(str(folder), editable=bool(dir_info.get("editable")))
+        return InstallSource(DISTRIBUTION)  # the folder is gone: name the distribution
     vcs = direct.get("vcs_info")
     if isinstance(vcs, dict) and isinstance(vcs.get("vcs"), str):
         revision = vcs.get("requested_revision")
         url = f"{vcs['vcs']}+{url}" + (f"@{revision}" if isinstance(revision, str) else "")
-    return Source(f"{DISTRIBUTION} @ {url}")
+    return InstallSource(f"{DISTRIBUTION} @ {url}")
 
 
 class MissingDependencyError(ToolCallError, ImportError):

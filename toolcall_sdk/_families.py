@@ -184,6 +184,16 @@ FAMILIES: tuple[ModelFamily, ...] = (
         examples=("Qwen/Qwen3-Coder-30B-A3B-Instruct", "Qwen/Qwen3-Coder-480B-A35B-Instruct"),
     ),
     ModelFamily(
+        name="qwen3.5",
+        title="Qwen3.5 and later",
+        patterns=(r"qwen3\.[5-9]", r"qwen3\.\d\d", r"qwen[4-9]"),
+        tool_call_parser="qwen3_coder",
+        reasoning_parser="qwen3",
+        notes="The Qwen3-Coder XML format (`<function=f><parameter=a>...`), not Hermes JSON; "
+        "thinking "
+        "on by default, split off by the qwen3 reasoning parser.",
+    ),
+    ModelFamily(
         name="qwq",
         title="QwQ",
         patterns=(r"qwq",),
@@ -235,6 +245,16 @@ FAMILIES: tuple[ModelFamily, ...] = (
         ),
         model_types=("qwen2",),
         architectures=("Qwen2ForCausalLM",),
+    ),
+    ModelFamily(
+        name="qwen",
+        title="Qwen, Qwen1.5, Qwen2 (and other Qwen names)",
+        patterns=(r"(?<!distill-)qwen",),
+        tool_call_parser="hermes",
+        notes="The Qwen models before 2.5 write Hermes-style `<tool_call>` JSON; last of the Qwen "
+        "rows, "
+        "so every named Qwen family above wins.",
+        examples=("Qwen/Qwen2-7B-Instruct",),
     ),
     ModelFamily(
         name="llama-4",
@@ -291,9 +311,19 @@ FAMILIES: tuple[ModelFamily, ...] = (
         ),
     ),
     ModelFamily(
+        name="llama-3",
+        title="Llama 3 (3.0)",
+        patterns=(r"llama-?3",),
+        tool_call_parser="llama3_json",
+        chat_template="tool_chat_template_llama3.1_json.jinja",
+        notes="Meta-Llama-3 writes the 3.1 JSON call; after the 3.1-3.3 rows, which it would "
+        "match too.",
+        examples=("meta-llama/Meta-Llama-3-8B-Instruct",),
+    ),
+    ModelFamily(
         name="mistral",
         title="Mistral",
-        patterns=(r"mistral", r"mixtral", r"ministral", r"codestral", r"devstral"),
+        patterns=(r"mistral", r"mixtral", r"ministral", r"magistral", r"codestral", r"devstral"),
         tool_call_parser="mistral",
         extra_args=_MISTRAL_FORMAT,
         notes="Mistral's own checkpoint format through mistral-common (`pip install "
@@ -371,6 +401,14 @@ FAMILIES: tuple[ModelFamily, ...] = (
         architectures=("InternLM2ForCausalLM",),
     ),
     ModelFamily(
+        name="deepseek-v3.2",
+        title="DeepSeek V3.2 and later",
+        patterns=(r"deepseek-v3\.[2-9]", r"deepseek-v[4-9]"),
+        tool_call_parser="deepseek_v32",
+        notes="DSML sections (`<｜DSML｜function_calls>`). A multi-GPU node.",
+        examples=("deepseek-ai/DeepSeek-V3.2-Exp",),
+    ),
+    ModelFamily(
         name="deepseek-v3.1",
         title="DeepSeek-V3.1",
         patterns=(r"deepseek-v3\.1",),
@@ -424,6 +462,15 @@ FAMILIES: tuple[ModelFamily, ...] = (
         architectures=("Glm4MoeForCausalLM",),
     ),
     ModelFamily(
+        name="glm-4.7",
+        title="GLM-4.7 and GLM-5",
+        patterns=(r"glm-4\.[7-9]", r"glm-[5-9]"),
+        tool_call_parser="glm47",
+        reasoning_parser="glm45",
+        notes="The GLM-4.5 call format, read by vLLM's glm47 parser.",
+        examples=("zai-org/GLM-4.7",),
+    ),
+    ModelFamily(
         name="kimi-k2-thinking",
         title="Kimi K2 Thinking",
         patterns=(r"kimi-k2-thinking",),
@@ -444,6 +491,21 @@ FAMILIES: tuple[ModelFamily, ...] = (
         "a multi-GPU node.",
         examples=("moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2-Instruct-0905"),
         model_types=("kimi_k2",),
+    ),
+    ModelFamily(
+        name="kimi-k3",
+        title="Kimi K3",
+        patterns=(r"kimi-k3",),
+        tool_call_parser="kimi_k3",
+        extra_args=_TRUST_REMOTE_CODE,
+        notes="Channel tags (`<|open|>tools<|sep|>`). Needs `--trust-remote-code`.",
+    ),
+    ModelFamily(
+        name="gemma-4",
+        title="Gemma 4",
+        patterns=(r"gemma-?4",),
+        tool_call_parser="gemma4",
+        notes="`<|tool_call>call:f{a:1}<tool_call|>`, read by vLLM's gemma4 parser.",
     ),
 )
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from toolcall_sdk._events import Outcome
+from toolcall_sdk._events import CallOutcome
 from toolcall_sdk._results import Attempt, Usage
 
 __all__ = ["LATENCY_WINDOW", "ClientMetrics", "MetricsRecorder"]
@@ -101,7 +101,7 @@ class MetricsRecorder:
     def record(
         self,
         *,
-        outcome: Outcome,
+        outcome: CallOutcome,
         attempts: Iterable[Attempt],
         usage: Usage | None,
         error_type: str | None,

@@ -23,11 +23,11 @@ from toolcall_sdk._events import (
     AnswerReceived,
     CallFinished,
     CallHook,
+    CallOutcome,
     CallStarted,
     Hook,
     HookEvent,
     Operation,
-    Outcome,
     RequestSent,
     StepStarted,
 )
@@ -169,7 +169,7 @@ class CallWatch:
 
     def finished(self, result: ToolCallResult) -> CallFinished | None:
         """Record a call that gave a result; its `CallFinished` when hooks listen."""
-        outcome: Outcome = "escalated" if self.escalated else "ok"
+        outcome: CallOutcome = "escalated" if self.escalated else "ok"
         return self._finish(outcome, result.attempts, result.usage, None)
 
     def failed(self, exc: BaseException) -> CallFinished | None:
@@ -179,7 +179,7 @@ class CallWatch:
         """
         if self._done:
             return None
-        outcome: Outcome
+        outcome: CallOutcome
         if isinstance(exc, GeneratorExit):
             outcome, error_type = "cancelled", None
         else:
@@ -189,7 +189,7 @@ class CallWatch:
 
     def _finish(
         self,
-        outcome: Outcome,
+        outcome: CallOutcome,
         attempts: list[Attempt],
         usage: Usage | None,
         error_type: str | None,

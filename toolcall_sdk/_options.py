@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -20,7 +20,7 @@ from toolcall_sdk._balancer import BalancePolicy
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._events import CallHook, Hook
-from toolcall_sdk._pipeline import TOOL_CHOICES
+from toolcall_sdk._pipeline import TOOL_CHOICES, ToolChoice
 from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
 from toolcall_sdk._tools import Tool
@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 Escalation = Callable[[ToolCallFailed], "ToolCallResult | Awaitable[ToolCallResult]"]
-ToolChoice = Literal["required", "auto"]
 DEFAULT_BASE_URL = "http://localhost:8000/v1"
 # A whole call()/run() — routing, attempts, backoffs, reading answers, running tools — ends
 # within this: a few worst-case requests (the 120 s request timeout) and their retries.

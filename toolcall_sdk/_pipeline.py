@@ -11,9 +11,9 @@ may answer in text (`StepControl.may_answer`: stage 2 under `tool_choice="auto"`
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, assert_never
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
 
@@ -44,6 +44,7 @@ from toolcall_sdk._results import (
     Problem,
     RequestSummary,
     SkipReason,
+    Step,
     ToolCall,
     ToolCallResult,
     Usage,
@@ -53,7 +54,18 @@ from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
 from toolcall_sdk.grounding import GroundingPolicy
 from toolcall_sdk.grounding._check import Grounder
-from toolcall_sdk.routing import AskModel, Consult, RouteDecision, coerce_decision, route_flow
+from toolcall_sdk.grounding._policy import resolve_grounding
+from toolcall_sdk.routing import (
+    AskModel,
+    Consult,
+    RouteDecision,
+    coerce_decision,
+    resolve_router,
+    route_flow,
+)
+
+if TYPE_CHECKING:
+    from toolcall_sdk._options import ClientOptions
 
 __all__ = [
     "TOOL_CHOICES",
@@ -70,13 +82,16 @@ __all__ = [
     "RouteQuery",
     "StepControl",
     "StepPaused",
+    "ToolChoice",
     "flow",
     "request_summary",
 ]
 
-# Stage-2 `tool_choice` values: "required" forces a call (named when one tool is left);
-# "auto" is for servers without `required` and lets a text answer come back as such.
-TOOL_CHOICES = ("required", "auto")
+ToolChoice = Literal["required", "auto"]
+"""Stage 2's `tool_choice`: "required" forces a call (named when one tool is left); "auto" is
+for servers without `required` and lets a text answer come back as such."""
+# The values of `ToolChoice`, for checks and messages: read from the type, never restated.
+TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +109,55 @@ class Config:
     extra_body: Mapping[str, Any] | None
     validation_context: Any
     recover: bool = True  # read calls back from the text when the server's parser missed them
-    tool_choice: str = "required"  # one of TOOL_CHOICES
+    tool_choice: ToolChoice = "required"
     # Hooks listen: yield the events only they read (a client without hooks builds none).
     observe: bool = False
     # What the grounding check looks at (None: no check), and the check of these tools.
     grounding: GroundingPolicy | None = None
     grounder: Grounder | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        options: ClientOptions,
+        *,
+        model: str,
+        tools: Mapping[str, Tool[..., Any]],
+        schemas: Mapping[str, dict[str, Any]],
+        observe: bool = False,
+    ) -> Config:
+        """The pipeline's part of a client's checked options (`_options.resolve_options`).
+
+        Each field named like a `ClientOptions` key is taken from it (`router` and
+        `grounding` in their resolved form), so an option the pipeline reads is declared
+        once: in `ClientOptions`, with its default in `DEFAULTS`, and here as a field of
+        the same name. The rest is what the client built from the options.
+        """
+        given: Mapping[str, Any] = options
+        built: dict[str, Any] = {
+            "model": model,
+            "tools": tools,  # the `tools` option, made into `Tool`s by name
+            "schemas": schemas,
+            "observe": observe,
+            "grounder": Grounder(tools, schemas),
+        }
+        taken = {
+            item.name: _RESOLVE.get(item.name, _as_given)(given[item.name])
+            for item in fields(cls)
+            if item.name in given and item.name not in built
+        }
+        return cls(**built, **taken)
+
+
+def _as_given(value: Any) -> Any:
+    return value
+
+
+# The options stored in another form than the one given.
+_RESOLVE: dict[str, Callable[[Any], Any]] = {
+    "router": resolve_router,
+    "grounding": resolve_grounding,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +255,9 @@ class StepControl:
     # Stage 2 lets the model answer in text (`tool_choice="auto"`): a step after one whose
     # calls ran. A call it makes is recovered, validated and fed back as under a forced call.
     may_answer: bool = False
+    # The run's finished steps: an error raised out of this step carries their attempts
+    # (a `TransportError`) and the calls that ran in them, as well as this step's.
+    earlier: Sequence[Step] = ()
 
 
 class StepPaused(Exception):
@@ -283,11 +344,18 @@ def flow(
         return (yield from _step_flow(config, state, execute, context, control))
     except ToolCallError as exc:
         # Raised here, or thrown in by the client (a failed request, a router that raised,
-        # a usage limit): say what had happened before.
-        if isinstance(exc, TransportError):
-            exc.attempts = list(state.attempts)
-        exc.executed = list(state.executed)
+        # a usage limit): say what had happened before. This is the one place that sets
+        # `.attempts` of a `TransportError` and `.executed` of an error out of a step, for
+        # `call()` and for every step of `run()` alike (the run loop adds only `.steps`).
+        _tell_what_happened(exc, control.earlier, state)
         raise
+
+
+def _tell_what_happened(exc: ToolCallError, earlier: Sequence[Step], state: _Run) -> None:
+    if isinstance(exc, TransportError):
+        exc.attempts = [*(a for step in earlier for a in step.attempts), *state.attempts]
+    ran_before = (call for step in earlier for call in step.calls if call.executed)
+    exc.executed = [*ran_before, *state.executed]
 
 
 def _checked(
@@ -313,102 +381,85 @@ def _checked(
     return calls, problems
 
 
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """What a step offers the model: the route's decision and the shortlisted tools."""
+
+    decision: RouteDecision
+    names: list[str]
+    tools: Mapping[str, Tool[..., Any]]
+    first: int  # the first attempt's number (a resumed step goes on from its paused one)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """One answer of stage 2, before it is checked."""
+
+    attempt: Attempt
+    message: dict[str, Any]  # calls recovered from the text included
+    repairs: list[str]  # made while reading it (the paused answer's were told before)
+    approvals: Mapping[str, bool]  # a person's decisions: only for the resumed answer
+
+
 def _step_flow(
     config: Config, state: _Run, execute: bool, context: Any, control: StepControl
 ) -> Generator[Effect, Any, ToolCallResult]:
-    resume = control.resume
-    if resume is None:
-        tools = list(config.tools.values())
-        decision = yield from _route(config, state, tools)
-        yield from _told_route(config, state.step, decision)
-        if not decision.call:
-            return (yield from _plain_answer(config, state, decision))
-        offered = _shortlist(config, decision)
-        first = 1
-    else:
-        decision, offered, first = resume.route, list(resume.offered), resume.attempt.number
+    """One step: route (or resume), then per attempt validate, screen, pause for approval,
+    execute, record for the loop guard, and either accept the answer or feed back.
+
+    The ordering rules, each enforced in the piece named:
+    - `_offer`: a resumed step skips stage 1 and its first attempt is the paused answer
+      (`_resumed`), checked again before any new request is sent.
+    - `_validate` before anything runs: no business function of an answer with a problem
+      (schema, rules, grounding) runs, and none of its calls is screened.
+    - `_screen` before `_pause_for_approval`: a call the loop guard answers from memory or a
+      person denied never waits for approval; a call repeated after the guard's feedback
+      stops the run before anything of the answer runs.
+    - `_pause_for_approval` before `_execute`: while one call of an answer waits, none of it
+      runs (the pause is all or nothing per answer).
+    - `_execute` runs each call at most once per step (`_Run.ran`), calls of earlier
+      attempts included; `_record_for_loop_guard` after it, so the guard holds results.
+    - `_feedback` only for a rejected answer, after it in the history; the last rejected
+      attempt escalates (`ToolCallFailed`) with no business function run for it.
+    """
+    start = yield from _offer(config, state, control)
+    if isinstance(start, ToolCallResult):
+        return start  # stage 1 said no tool
+    offer = start
     base_context = context if context is not None else config.validation_context
     validation_context = _validation_context(base_context, control)
-    offered_tools = {name: config.tools[name] for name in offered}
-    for number in range(first, config.max_retries + 2):
-        approvals: Mapping[str, bool] = {}
-        repairs: list[str] = []
+    resume = control.resume
+    for number in range(offer.first, config.max_retries + 2):
         if resume is not None:
-            # The paused answer, validated again (deterministic) and now decided.
-            attempt, message, approvals = resume.attempt, resume.message, resume.approvals
-            state.attempts.append(attempt)
-            state.usage += attempt.usage
+            candidate = _resumed(state, resume)
             resume = None
         else:
             # A router that leaves the decision to the answer (`answer_decides`) lets the
             # first attempt answer in text; once the model has called, its retries are
             # forced like any other call's, so feedback cannot be dodged with a text reply.
-            may_answer = control.may_answer or (decision.answer_decides and number == first)
-            attempt, message = yield from _ask_for_calls(
-                config, state, offered, number, may_answer=may_answer
+            may_answer = control.may_answer or (
+                offer.decision.answer_decides and number == offer.first
             )
-            repairs = attempt.repairs
-            if may_answer and not message.get("tool_calls"):
-                return (yield from _answered(config, state, decision, message, execute, control))
-        calls, problems = _checked(
-            config, state, message, offered_tools, validation_context, attempt, repairs
-        )
-        yield from _told_repairs(config, state.step, number, repairs)
-        assistant = assistant_history_entry(message)
-
-        if not problems and execute:
-            skipped = _screen(calls, control.guard, offered_tools, approvals)
-            pending = [
-                call
-                for call in calls
-                if call.id not in skipped
-                and offered_tools[call.name].requires_approval
-                and call.id not in approvals
-            ]
-            if pending:
-                raise StepPaused(
-                    history=list(state.history),
-                    attempts=state.attempts,
-                    usage=state.usage,
-                    route=decision,
-                    offered=offered,
-                    message=message,
-                    calls=calls,
-                    pending=pending,
-                    executed=state.executed,
+            candidate = yield from _ask(config, state, offer, number, may_answer)
+            if may_answer and not candidate.message.get("tool_calls"):
+                return (
+                    yield from _answered(
+                        config, state, offer.decision, candidate.message, execute, control
+                    )
                 )
+        calls, problems = yield from _validate(
+            config, state, candidate, offer, validation_context, number
+        )
+        if not problems and execute:
+            skipped = _screen(calls, control.guard, offer.tools, candidate.approvals)
+            _pause_for_approval(state, offer, candidate, calls, skipped)
             _skip(calls, skipped, state.notes)
-            problems = yield from _execute(
-                calls,
-                state,
-                offered_tools,
-                _ToolContexts(control, base_context),
-                number,
-            )
-            if control.guard is not None:
-                control.guard.record(calls, _contents(calls, state.notes))
-
+            contexts = _ToolContexts(control, base_context)
+            problems = yield from _execute(calls, state, offer.tools, contexts, number)
+            _record_for_loop_guard(control.guard, calls, state.notes)
         if not problems:
-            state.history.append(assistant)
-            if execute:
-                state.history.extend(_tool_messages(calls, state.notes))
-            for call in calls:
-                yield Notify(ToolCallValidated(call, number))
-            return ToolCallResult(
-                called=True,
-                calls=[*state.executed, *calls] if execute else calls,
-                content=message.get("content") or None,
-                attempts=state.attempts,
-                messages=state.history,
-                route=decision,
-                usage=state.usage,
-            )
-
-        attempt.problems = problems
-        attempt.feedback = _feedback_messages(message, calls, problems, offered, state.notes)
-        state.history.append(assistant)
-        state.history.extend(attempt.feedback)
-        yield from _rejected(config, state.step, attempt)
+            return (yield from _accepted(state, offer, candidate, calls, execute, number))
+        yield from _feedback(config, state, offer, candidate, calls, problems)
 
     yield from _told_escalation(config, state)
     raise ToolCallFailed(
@@ -416,6 +467,149 @@ def _step_flow(
         attempts=state.attempts,
         executed=state.executed,
     )
+
+
+def _offer(
+    config: Config, state: _Run, control: StepControl
+) -> Generator[Effect, Any, _Offer | ToolCallResult]:
+    """Stage 1 (the router) and the shortlist; or, resuming, what the paused step offered.
+
+    Returns the plain answer when the router decides no tool is needed.
+    """
+    resume = control.resume
+    if resume is not None:
+        names = list(resume.offered)
+        tools = {name: config.tools[name] for name in names}
+        return _Offer(resume.route, names, tools, first=resume.attempt.number)
+    decision = yield from _route(config, state, list(config.tools.values()))
+    yield from _told_route(config, state.step, decision)
+    if not decision.call:
+        return (yield from _plain_answer(config, state, decision))
+    names = _shortlist(config, decision)
+    return _Offer(decision, names, {name: config.tools[name] for name in names}, first=1)
+
+
+def _resumed(state: _Run, resume: ResumePoint) -> _Candidate:
+    """The paused answer, as this step's first attempt (validated again: deterministic)."""
+    state.attempts.append(resume.attempt)
+    state.usage += resume.attempt.usage
+    return _Candidate(resume.attempt, resume.message, [], resume.approvals)
+
+
+def _ask(
+    config: Config, state: _Run, offer: _Offer, number: int, may_answer: bool
+) -> Generator[Effect, Any, _Candidate]:
+    attempt, message = yield from _ask_for_calls(
+        config, state, offer.names, number, may_answer=may_answer
+    )
+    return _Candidate(attempt, message, attempt.repairs, {})
+
+
+def _validate(
+    config: Config,
+    state: _Run,
+    candidate: _Candidate,
+    offer: _Offer,
+    validation_context: Any,
+    number: int,
+) -> Generator[Effect, Any, tuple[list[ToolCall], list[Problem]]]:
+    """The answer's calls and problems: the schema and the rules, then grounding."""
+    calls, problems = _checked(
+        config,
+        state,
+        candidate.message,
+        offer.tools,
+        validation_context,
+        candidate.attempt,
+        candidate.repairs,
+    )
+    yield from _told_repairs(config, state.step, number, candidate.repairs)
+    return calls, problems
+
+
+def _pause_for_approval(
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    skipped: Mapping[str, tuple[SkipReason, str]],
+) -> None:
+    """Stop the step, nothing of the answer run, while a call waits for a person.
+
+    Raises:
+        StepPaused: A call of a `requires_approval` tool has no decision yet.
+    """
+    pending = [
+        call
+        for call in calls
+        if call.id not in skipped
+        and offer.tools[call.name].requires_approval
+        and call.id not in candidate.approvals
+    ]
+    if pending:
+        raise StepPaused(
+            history=list(state.history),
+            attempts=state.attempts,
+            usage=state.usage,
+            route=offer.decision,
+            offered=offer.names,
+            message=candidate.message,
+            calls=calls,
+            pending=pending,
+            executed=state.executed,
+        )
+
+
+def _record_for_loop_guard(
+    guard: LoopGuard | None, calls: Sequence[ToolCall], notes: Mapping[str, str]
+) -> None:
+    """Tell the run's loop guard what each call gave, for the steps after this one."""
+    if guard is not None:
+        guard.record(calls, _contents(calls, notes))
+
+
+def _accepted(
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    execute: bool,
+    number: int,
+) -> Generator[Effect, Any, ToolCallResult]:
+    """The step's result: the answer, its tool messages (when run) and its calls."""
+    state.history.append(assistant_history_entry(candidate.message))
+    if execute:
+        state.history.extend(_tool_messages(calls, state.notes))
+    for call in calls:
+        yield Notify(ToolCallValidated(call, number))
+    return ToolCallResult(
+        called=True,
+        calls=[*state.executed, *calls] if execute else calls,
+        content=candidate.message.get("content") or None,
+        attempts=state.attempts,
+        messages=state.history,
+        route=offer.decision,
+        usage=state.usage,
+    )
+
+
+def _feedback(
+    config: Config,
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    problems: list[Problem],
+) -> Generator[Effect, Any, None]:
+    """Record why the answer was rejected and put it, then the feedback, in the history."""
+    attempt = candidate.attempt
+    attempt.problems = problems
+    attempt.feedback = _feedback_messages(
+        candidate.message, calls, problems, offer.names, state.notes
+    )
+    state.history.append(assistant_history_entry(candidate.message))
+    state.history.extend(attempt.feedback)
+    yield from _rejected(config, state.step, attempt)
 
 
 def _grounded(

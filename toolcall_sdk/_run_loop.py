@@ -25,7 +25,6 @@ from toolcall_sdk._errors import (
     MaxStepsExceeded,
     RunStopped,
     ToolCallError,
-    TransportError,
     UsageLimitExceeded,
 )
 from toolcall_sdk._events import StepFinished, StepStarted
@@ -130,11 +129,18 @@ class _Loop:
         return [call for step in self.steps for call in step.calls if call.executed]
 
     def told(self, error: ToolCallError) -> ToolCallError:
-        """`error`, raised out of a step, with the run so far: `.steps` and `.executed`."""
+        """`error` with the steps so far (`.steps`).
+
+        An error out of a step already carries `.executed` (and a `TransportError` its
+        `.attempts`) over the whole run: `flow()` sets them from `StepControl.earlier`.
+        """
         if not isinstance(error, RunStopped):  # a bound's steps are set where it is raised
             error.steps = list(self.steps)
-        # The step set what it had run itself; the earlier steps' calls ran too.
-        error.executed = [*self.executed(), *error.executed]
+        return error
+
+    def stopped(self, error: RunStopped) -> RunStopped:
+        """`error`, raised by the loop itself between steps, with every call that ran."""
+        error.executed = self.executed()
         return error
 
     def result(self, last: ToolCallResult) -> ToolCallResult:
@@ -205,6 +211,7 @@ def run_flow(
             resume=resume,
             # Steps after the first follow one whose calls ran: the model may answer now.
             may_answer=number > 1 and limits.force == "first_step",
+            earlier=tuple(loop.steps),
         )
         resume = None
         if config.observe:
@@ -216,12 +223,10 @@ def run_flow(
         except StepPaused as paused:
             raise _approval_required(loop, paused, number) from None
         except ToolCallError as exc:
-            if isinstance(exc, TransportError):
-                exc.attempts = [*(a for step in loop.steps for a in step.attempts), *exc.attempts]
             loop.told(exc)
             raise
         except LoopStop as stop:
-            raise loop.told(
+            raise loop.stopped(
                 LoopDetected(
                     f"the model called {stop.name} with the same arguments {stop.arguments} "
                     f"in {stop.count} steps, after being told it already had the result; the "
@@ -254,7 +259,7 @@ def run_flow(
                 if limits.force == "every_step"
                 else ""
             )
-            raise loop.told(
+            raise loop.stopped(
                 MaxStepsExceeded(
                     f"the model was still calling tools after max_steps={limits.max_steps} "
                     f"steps (their calls ran; see .steps). Raise max_steps{forced}",

@@ -16,13 +16,19 @@ from typing import Any
 from toolcall_sdk._events import ContentDelta, ToolArgumentsDelta, ToolCallEvent, ToolCallStarted
 from toolcall_sdk._recovery import recovered_call_id
 from toolcall_sdk._results import Usage
-from toolcall_sdk.parsing import ArgumentsDelta, CallStarted, StreamEvent, StreamParser, TextDelta
+from toolcall_sdk.parsing import (
+    ArgumentsDelta,
+    ParsedCallStarted,
+    StreamEvent,
+    StreamParser,
+    TextDelta,
+)
 
 __all__ = ["AnswerEvents", "StreamAccumulator", "usage_of"]
 
 
 @dataclass(slots=True)
-class _PendingCall:
+class _CallSoFar:
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
@@ -39,7 +45,7 @@ class StreamAccumulator:
 
     content: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
-    calls: dict[int, _PendingCall] = field(default_factory=dict)
+    calls: dict[int, _CallSoFar] = field(default_factory=dict)
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     chunks: int = 0
@@ -66,7 +72,7 @@ class StreamAccumulator:
                 self._add_fragment(fragment)
 
     def _add_fragment(self, fragment: dict[str, Any]) -> None:
-        pending = self.calls.setdefault(_index(fragment), _PendingCall())
+        pending = self.calls.setdefault(_index(fragment), _CallSoFar())
         if fragment.get("id"):
             pending.id = str(fragment["id"])
         function = fragment.get("function")
@@ -164,12 +170,12 @@ class AnswerEvents:
         for item in parsed:
             if isinstance(item, TextDelta):
                 events.append(ContentDelta(item.text, self._attempt))
-            elif isinstance(item, CallStarted):
+            elif isinstance(item, ParsedCallStarted):
                 call_id = recovered_call_id(self._attempt, item.index)
                 events.append(ToolCallStarted(item.index, call_id, item.name, self._attempt))
             elif isinstance(item, ArgumentsDelta):
                 events.append(ToolArgumentsDelta(item.index, item.text, self._attempt))
-            # CallFinished adds nothing a UI needs: validation says whether the call stands.
+            # ParsedCallFinished adds nothing a UI needs: validation says whether the call stands.
         return events
 
     def _fragment(self, fragment: dict[str, Any]) -> list[ToolCallEvent]:

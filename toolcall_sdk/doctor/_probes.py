@@ -62,7 +62,7 @@ def _probe_tool(name: str = "get_weather", parameter: str = "city") -> dict[str,
 
 
 @dataclass(slots=True)
-class _Reply:
+class _ProbeReply:
     status: int
     body: dict[str, Any] | None
     seconds: float
@@ -88,7 +88,7 @@ class _Session:
         self.model = model
         self.clock = clock
 
-    def chat(self, **body: Any) -> _Reply:
+    def chat(self, **body: Any) -> _ProbeReply:
         payload = {
             "model": self.model,
             "messages": [{"role": "user", "content": _PROBE_PROMPT}],
@@ -100,13 +100,15 @@ class _Session:
         try:
             response = self.http.post(f"{self.base_url}/chat/completions", json=payload)
         except httpx2.HTTPError as exc:
-            return _Reply(0, None, self.clock() - started, f"{type(exc).__name__}: {exc}")
+            return _ProbeReply(0, None, self.clock() - started, f"{type(exc).__name__}: {exc}")
         elapsed = self.clock() - started
         try:
             parsed = response.json()
         except ValueError:
             parsed = None
-        return _Reply(response.status_code, parsed if isinstance(parsed, dict) else None, elapsed)
+        return _ProbeReply(
+            response.status_code, parsed if isinstance(parsed, dict) else None, elapsed
+        )
 
 
 def run_doctor(
@@ -268,7 +270,7 @@ def plugin_flags(parser: str) -> str:
     return f"--tool-parser-plugin {plugin_path()} --tool-call-parser {parser}"
 
 
-def _check_parser(reply: _Reply, report: Report, parser: str) -> None:
+def _check_parser(reply: _ProbeReply, report: Report, parser: str) -> None:
     message = reply.message
     if message.get("tool_calls"):
         report.add("tool-call parser", "ok", "the model's call came back as tool_calls")
@@ -402,7 +404,7 @@ def _check_grammar_latency(session: _Session, report: Report) -> None:
     )
 
 
-def _prompt_tokens(reply: _Reply) -> int | None:
+def _prompt_tokens(reply: _ProbeReply) -> int | None:
     usage = (reply.body or {}).get("usage") or {}
     value = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     return int(value) if isinstance(value, int) else None

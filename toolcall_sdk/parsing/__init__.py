@@ -11,7 +11,8 @@ pure functions (no I/O, nothing evaluated) read it back:
 
     parser = StreamParser("hermes")
     for delta in deltas:
-        events = parser.feed(delta)   # TextDelta, CallStarted, ArgumentsDelta, CallFinished
+        events = parser.feed(delta)   # TextDelta, ParsedCallStarted, ArgumentsDelta,
+                                      # ParsedCallFinished
     parser.close()
 
 Formats (one module each, each with `parse(text) -> ParseResult`): `hermes`,
@@ -24,14 +25,16 @@ Markdown fences, bare Python calls, GLM-4's name line, Python dicts), each call 
 `ReasoningSplitter`; repairs live in `repair`. See docs/parsing.md.
 """
 
+import warnings
+
 from toolcall_sdk.parsing._dispatch import detect_format, parse, parse_any
 from toolcall_sdk.parsing._registry import FORMATS, format_for
 from toolcall_sdk.parsing._thinking import ReasoningSplitter, split_reasoning
 from toolcall_sdk.parsing._types import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     ParseResult,
     ReasoningDelta,
     StreamEvent,
@@ -49,10 +52,10 @@ from toolcall_sdk.parsing.stream import StreamParser
 __all__ = [
     "FORMATS",
     "ArgumentsDelta",
-    "CallFinished",
-    "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ParsedCallFinished",
+    "ParsedCallStarted",
     "ReasoningDelta",
     "ReasoningSplitter",
     "StreamEvent",
@@ -69,3 +72,20 @@ __all__ = [
     "split_reasoning",
     "unwrap_json_string",
 ]
+
+# The names of 0.x, before `toolcall_sdk.events.CallStarted`/`CallFinished` (the hook events)
+# and these meant different things: kept, with a warning, so code written for them still runs.
+_RENAMED = {"CallStarted": "ParsedCallStarted", "CallFinished": "ParsedCallFinished"}
+
+
+def __getattr__(name: str) -> object:
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module 'toolcall_sdk.parsing' has no attribute {name!r}")
+    warnings.warn(
+        f"toolcall_sdk.parsing.{name} is now {new} ({name} is the hook event of "
+        f"toolcall_sdk.events); the old name will be removed in 1.0",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return globals()[new]

@@ -15,51 +15,21 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from toolcall_sdk.parsing import (
-    deepseek_v3,
-    deepseek_v32,
-    gemma4,
-    glm45,
-    harmony,
-    hermes,
-    kimi_k2,
-    kimi_k3,
-    llama3_json,
-    mistral,
-    pythonic,
-    qwen3_xml,
-)
+from toolcall_sdk.parsing import glm45, hermes, qwen3_xml
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._markup import PrefixMatcher, TagSet, lit, skip
-from toolcall_sdk.parsing._registry import STREAMS
+from toolcall_sdk.parsing._markup import PrefixMatcher, TagSet, skip
+from toolcall_sdk.parsing._registry import LEADS, MARKERS, STREAMS
 from toolcall_sdk.parsing._types import ParseResult, StreamEvent
 from toolcall_sdk.parsing._values import Schemas
 
 __all__ = ["AutoStream"]
 
 _BLANK: Final = re.compile(r"[ \t\r\n]*")
-_TAG_FORMATS: Final = {
-    hermes.START: hermes.FORMAT,  # or qwen3_xml or glm45: decided by what follows
-    qwen3_xml.FUNCTION_START: qwen3_xml.FORMAT,
-    mistral.TOOL_CALLS: mistral.FORMAT,
-    llama3_json.PYTHON_TAG: llama3_json.FORMAT,
-    pythonic.START_TAG: pythonic.FORMAT,
-    deepseek_v3.CALLS_BEGIN: deepseek_v3.FORMAT,
-    **dict.fromkeys(deepseek_v32.SECTIONS, deepseek_v32.FORMAT),
-    gemma4.START: gemma4.FORMAT,
-    kimi_k2.SECTION_BEGIN: kimi_k2.FORMAT,
-    **dict.fromkeys(kimi_k3.TAGS, kimi_k3.FORMAT),
-    harmony.START: harmony.FORMAT,
-    harmony.CHANNEL: harmony.FORMAT,
-    harmony.MESSAGE: harmony.FORMAT,
-}
+# `<tool_call>` is Hermes' marker and the wrapper of Qwen3 XML and GLM too: what follows
+# it decides (`_AFTER_WRAPPER`).
+_TAG_FORMATS: Final = MARKERS
 _TAGS: Final = TagSet(*_TAG_FORMATS)
-_LEADS: Final = {
-    "{": (llama3_json.FORMAT, llama3_json.Llama3JsonStream._STEPS),
-    "[": (pythonic.FORMAT, pythonic.PythonicStream._STEPS),
-    # A Harmony answer may open with the rest of its first header: ` to=functions.f<|channel|>`.
-    "t": (harmony.FORMAT, (lit("to="),)),
-}
+_LEADS: Final = LEADS
 _START, _LEAD, _PROSE, _AFTER_WRAPPER = range(4)
 
 

@@ -20,11 +20,12 @@ from abc import ABC, abstractmethod
 from typing import ClassVar, Final
 
 from toolcall_sdk.parsing._json import JsonWalker
+from toolcall_sdk.parsing._markup import Step
 from toolcall_sdk.parsing._types import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     ParseResult,
     ReasoningDelta,
     StreamEvent,
@@ -48,7 +49,18 @@ class FormatStream(ABC):
             (the others ignore them).
     """
 
+    # A format is its class: what it is called and how it is found live here, and
+    # `_registry.FORMAT_STREAMS` lists the classes (the only other place a format is named).
     format: ClassVar[str]
+    # vLLM `--tool-call-parser` names whose models write this format. They link the model
+    # families (`toolcall_sdk._families`, which name a parser) to it; the format's own name
+    # and the SDK plugin's `toolcall_<format>` are added for every format.
+    parsers: ClassVar[tuple[str, ...]] = ()
+    # Tags that, anywhere in a text of unknown format, say it is written in this one.
+    markers: ClassVar[tuple[str, ...]] = ()
+    # Calls that may open a text without a tag: each lead's first character, and the steps
+    # of the prefix that must follow for the text to be this format's call.
+    leads: ClassVar[tuple[tuple[str, tuple[Step, ...]], ...]] = ()
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         self._schemas = schemas
@@ -138,7 +150,7 @@ class FormatStream(ABC):
         self._next_index = index + 1
         self._pending.append(index)
         if self._emit:
-            self._events.append(CallStarted(index, name))
+            self._events.append(ParsedCallStarted(index, name))
         return index
 
     def _args(self, text: str) -> None:
@@ -176,4 +188,4 @@ class FormatStream(ABC):
         else:  # parse(): nobody sees indexes
             return
         if self._emit:
-            self._events.append(CallFinished(index, call))
+            self._events.append(ParsedCallFinished(index, call))

@@ -13,24 +13,36 @@ read whole by the format's `_region`.
   completed (a section cut in its second call keeps its first) and no text.
 - A closed region that holds no call the format can read stays text.
 
-Calls are known when their region closes: each arrives as `CallStarted`, one
-`ArgumentsDelta` with its arguments, `CallFinished`, unless the format previews them as its
+Calls are known when their region closes: each arrives as `ParsedCallStarted`, one
+`ArgumentsDelta` with its arguments, `ParsedCallFinished`, unless the format previews them as its
 scanner reads them (`_preview_region`: Qwen3 XML sends a call's name, then its parameters one at a
 time).
 """
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from toolcall_sdk.parsing._base import FormatStream
-from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at
+from toolcall_sdk.parsing._json import DONE, JsonWalker, decode_at, dumps, normalise_arguments
 from toolcall_sdk.parsing._markup import TagSet
 from toolcall_sdk.parsing._types import ParsedCall
-from toolcall_sdk.parsing._values import Schemas
+from toolcall_sdk.parsing._values import Schemas, parameter_types
 
-__all__ = ["JsonSectionScanner", "RegionStream", "Scanner", "ValueScanner", "json_span"]
+_BLANK = " \t\r\n"
+
+__all__ = [
+    "ElementSectionStream",
+    "JsonSectionScanner",
+    "JsonSectionStream",
+    "RegionStream",
+    "Scanner",
+    "ValueScanner",
+    "json_span",
+]
 
 
 class Scanner(ABC):
@@ -249,3 +261,151 @@ class RegionStream(FormatStream):
             self._previewed = 0
             self._scanner = None
             self._mark = self._scan = stop
+
+
+class JsonSectionStream(RegionStream):
+    """Base of the formats whose calls sit in one section, each call a begin tag, a head, an
+    arguments tag, JSON arguments and an end tag (DeepSeek V3, Kimi K2).
+
+    The skeleton is shared: the section opens at `SECTION_BEGIN` and ends at `SECTION_END`
+    outside the JSON (`JsonSectionScanner`); each call runs from `CALL_BEGIN` to `CALL_END`,
+    and its arguments are the JSON after `ARGS`. A subclass gives the tags and reads the name
+    from the head (`_name`). A call whose JSON never closes is no call, and a section the
+    text ends inside keeps the calls whose end tag came.
+    """
+
+    SECTION_BEGIN: ClassVar[str]
+    SECTION_END: ClassVar[str]
+    CALL_BEGIN: ClassVar[str]
+    ARGS: ClassVar[str]  # between a call's head and its arguments
+    CALL_END: ClassVar[str]
+    # A closed section with no readable call: text (DeepSeek) or markup only (Kimi).
+    EMPTY_IS_TEXT: ClassVar[bool] = False
+
+    @classmethod
+    @abstractmethod
+    def _name(cls, section: str, head: int, args: int, start: int) -> str:
+        """The call's name, from its head `section[head:args]` (and what lies between the
+        arguments tag and the JSON, which starts at `start`); "" when it has none."""
+
+    @classmethod
+    def _stops(cls) -> tuple[str, ...]:
+        return (cls.CALL_END, cls.CALL_BEGIN, cls.SECTION_END)
+
+    @classmethod
+    def calls_from_section(cls, section: str, closed: bool = True) -> list[ParsedCall]:
+        """The well-formed calls of a section, in order; in a section the text ended inside
+        (`closed` false), only those whose end tag came."""
+        calls: list[ParsedCall] = []
+        stops = cls._stops()
+        pos = section.find(cls.CALL_BEGIN)
+        while pos >= 0:
+            head = pos + len(cls.CALL_BEGIN)
+            args = section.find(cls.ARGS, head)
+            if args < 0:
+                break
+            span = json_span(section, args + len(cls.ARGS), stops)
+            if span is None:
+                break
+            start, end = span
+            close = section.find(cls.CALL_END, end)
+            if close < 0 and not closed:
+                break
+            stop = len(section) if close < 0 else close + len(cls.CALL_END)
+            name = cls._name(section, head, args, start)
+            if name:
+                arguments = normalise_arguments(section[start:end])
+                calls.append(ParsedCall(name, arguments, section[pos:stop]))
+            if close < 0:
+                break
+            pos = section.find(cls.CALL_BEGIN, stop)
+        return calls
+
+    def _open(self, tag: str, start: int, body: int) -> Scanner:
+        return JsonSectionScanner(body, self.SECTION_END, self.ARGS, self._stops())
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        calls = self.calls_from_section(region, closed)
+        return None if self.EMPTY_IS_TEXT and closed and not calls else calls
+
+
+class ElementSectionStream(RegionStream):
+    """Base of the formats whose section holds each call as an element with one element per
+    argument, the values bare text typed by an attribute or the tool's schema (DeepSeek
+    DSML, Kimi K3).
+
+    The skeleton is shared: calls are read in order from `_CALL` to `_CALL_END`, each
+    argument from `_ARGUMENT` to `_ARGUMENT_END`, blanks between them allowed; a call or an
+    argument the section ends inside ends the reading (the calls before it stay), and a
+    closed section with no call stays text. A subclass gives the tags, the name of a call
+    (`_call_name`), an argument's key and value (`_argument`), and two rules where the
+    formats differ.
+    """
+
+    _CALL: ClassVar[re.Pattern[str]]
+    _CALL_END: ClassVar[re.Pattern[str]]
+    _ARGUMENT: ClassVar[re.Pattern[str]]
+    _ARGUMENT_END: ClassVar[re.Pattern[str]]
+    # Text other than blanks before a call's end: True stops reading the section (DSML),
+    # False drops that call only (Kimi K3, which also drops a call without a name).
+    _STRAY_TEXT_STOPS: ClassVar[bool]
+
+    @classmethod
+    @abstractmethod
+    def _call_name(cls, call: re.Match[str]) -> str:
+        """The tool name an opening `_CALL` tag gives."""
+
+    @classmethod
+    def _empty(cls, call: re.Match[str]) -> bool:
+        """Whether the opening tag is a whole call without arguments (`<... />`)."""
+        return False
+
+    @classmethod
+    @abstractmethod
+    def _argument(
+        cls, argument: re.Match[str], raw: str, kinds: Mapping[str, frozenset[str]]
+    ) -> tuple[str, Any]:
+        """An argument's key and value, from its opening tag, its text and the types the
+        tool's schema gives each parameter."""
+
+    @classmethod
+    def calls_from_section(cls, section: str, schemas: Schemas | None) -> list[ParsedCall]:
+        """The complete, well-formed calls of a section, in order."""
+        calls: list[ParsedCall] = []
+        pos = 0
+        while True:
+            call = cls._CALL.search(section, pos)
+            if call is None:
+                return calls
+            name = cls._call_name(call)
+            if cls._empty(call):
+                calls.append(ParsedCall(name, "{}", call.group(0)))
+                pos = call.end()
+                continue
+            kinds = parameter_types(schemas, name)
+            arguments: dict[str, Any] = {}
+            pos = call.end()
+            while True:
+                argument = cls._ARGUMENT.search(section, pos)
+                end = cls._CALL_END.search(section, pos)
+                if end is not None and (argument is None or end.start() < argument.start()):
+                    stray = bool(section[pos : end.start()].strip(_BLANK))
+                    if stray and cls._STRAY_TEXT_STOPS:
+                        return calls
+                    if not stray and (name or cls._STRAY_TEXT_STOPS):
+                        raw = section[call.start() : end.end()]
+                        calls.append(ParsedCall(name, dumps(arguments), raw))
+                    pos = end.end()
+                    break
+                if argument is None or section[pos : argument.start()].strip(_BLANK):
+                    return calls  # cut off, or not this format
+                close = cls._ARGUMENT_END.search(section, argument.end())
+                if close is None:
+                    return calls
+                key, value = cls._argument(argument, section[argument.end() : close.start()], kinds)
+                arguments[key] = value
+                pos = close.end()
+
+    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
+        calls = self.calls_from_section(region, self._schemas)
+        return None if closed and not calls else calls

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
-from typing import Final
+from collections.abc import Iterable
+from typing import Final, TypeVar
 
 from toolcall_sdk._families import FAMILIES
 from toolcall_sdk.parsing import (
@@ -24,81 +24,64 @@ from toolcall_sdk.parsing import (
 )
 from toolcall_sdk.parsing._base import FormatStream
 
-__all__ = ["FORMATS", "STREAMS", "format_for"]
+_V = TypeVar("_V")
 
-STREAMS: Final[dict[str, type[FormatStream]]] = {
-    hermes.FORMAT: hermes.HermesStream,
-    llama3_json.FORMAT: llama3_json.Llama3JsonStream,
-    mistral.FORMAT: mistral.MistralStream,
-    pythonic.FORMAT: pythonic.PythonicStream,
-    qwen3_xml.FORMAT: qwen3_xml.Qwen3XmlStream,
-    deepseek_v3.FORMAT: deepseek_v3.DeepSeekV3Stream,
-    deepseek_v32.FORMAT: deepseek_v32.DeepSeekV32Stream,
-    gemma4.FORMAT: gemma4.Gemma4Stream,
-    glm45.FORMAT: glm45.Glm45Stream,
-    harmony.FORMAT: harmony.HarmonyStream,
-    kimi_k2.FORMAT: kimi_k2.KimiK2Stream,
-    kimi_k3.FORMAT: kimi_k3.KimiK3Stream,
-    xlam.FORMAT: xlam.XlamStream,
-    qwen25_coder.FORMAT: qwen25_coder.Qwen25CoderStream,
-}
-FORMATS: Final = tuple(STREAMS)
+__all__ = ["FORMATS", "FORMAT_STREAMS", "LEADS", "MARKERS", "STREAMS", "format_for"]
+
+# Every format, one class each: the one list a new format is added to (its class says its
+# name, parsers, markers and leads). The order is `FORMATS`' and the fallback order of
+# `parse_any` (xLAM first there, see `_dispatch`).
+FORMAT_STREAMS: Final[tuple[type[FormatStream], ...]] = (
+    hermes.HermesStream,
+    llama3_json.Llama3JsonStream,
+    mistral.MistralStream,
+    pythonic.PythonicStream,
+    qwen3_xml.Qwen3XmlStream,
+    deepseek_v3.DeepSeekV3Stream,
+    deepseek_v32.DeepSeekV32Stream,
+    gemma4.Gemma4Stream,
+    glm45.Glm45Stream,
+    harmony.HarmonyStream,
+    kimi_k2.KimiK2Stream,
+    kimi_k3.KimiK3Stream,
+    xlam.XlamStream,
+    qwen25_coder.Qwen25CoderStream,
+)
 # The SDK's vLLM plugin registers one parser per format under this prefix (`toolcall_hermes`).
 _PLUGIN_PREFIX: Final = "toolcall_"
 
-# vLLM parser names whose output one of our formats reads, and the names of the SDK plugin's.
-_PARSER_FORMATS: Final = {
-    "hermes": hermes.FORMAT,
-    "llama3_json": llama3_json.FORMAT,
-    "llama4_json": llama3_json.FORMAT,
-    "mistral": mistral.FORMAT,
-    "pythonic": pythonic.FORMAT,
-    "llama4_pythonic": pythonic.FORMAT,
-    "qwen3_coder": qwen3_xml.FORMAT,
-    "qwen3_xml": qwen3_xml.FORMAT,
-    "deepseek_v3": deepseek_v3.FORMAT,
-    "deepseek_v31": deepseek_v3.FORMAT,
-    "deepseek_v32": deepseek_v32.FORMAT,
-    "deepseek_v4": deepseek_v32.FORMAT,
-    "deepseek_v41": deepseek_v32.FORMAT,
-    "gemma4": gemma4.FORMAT,
-    "glm45": glm45.FORMAT,
-    "glm47": glm45.FORMAT,
-    "openai": harmony.FORMAT,
-    "harmony": harmony.FORMAT,
-    "kimi_k2": kimi_k2.FORMAT,
-    "kimi_k3": kimi_k3.FORMAT,
-    "xlam": xlam.FORMAT,
-    # No vLLM parser reads it (vLLM issue #32926): the SDK's plugin does.
-    "qwen25_coder": qwen25_coder.FORMAT,
-    **{_PLUGIN_PREFIX + fmt: fmt for fmt in FORMATS},
-}
 
-# Model ids → the format their models write, tried in order (the first pattern found in the
-# repository name wins, case-insensitively), so more specific patterns come first. A
-# `None` format stops the search: the family writes a format no parser here reads.
-_MODEL_FORMATS: Final[tuple[tuple[re.Pattern[str], str | None], ...]] = tuple(
-    (re.compile(pattern, re.IGNORECASE), fmt)
-    for pattern, fmt in (
-        (r"xlam", xlam.FORMAT),
-        (r"toolace", pythonic.FORMAT),
-        (r"hermes-[23]", hermes.FORMAT),
-        # Qwen3-Coder and Qwen3.5 and later write the XML format; Qwen2.5-Coder bare JSON
-        # call objects; Qwen2.5, QwQ and the other Qwen3 models write Hermes JSON.
-        (r"qwen3-coder|qwen3\.[5-9]|qwen3\.\d\d|qwen[4-9]", qwen3_xml.FORMAT),
-        (r"qwen2\.5-coder", qwen25_coder.FORMAT),
-        (r"qwen|qwq", hermes.FORMAT),
-        (r"deepseek-v3\.[2-9]|deepseek-v[4-9]", deepseek_v32.FORMAT),
-        (r"deepseek-(v3|r1)(?!-distill)", deepseek_v3.FORMAT),
-        (r"glm-4\.[5-9]|glm-[5-9]", glm45.FORMAT),
-        (r"kimi-k3", kimi_k3.FORMAT),
-        (r"kimi-k2", kimi_k2.FORMAT),
-        (r"gpt-oss", harmony.FORMAT),
-        (r"gemma-?4", gemma4.FORMAT),
-        (r"llama-4|llama-3\.2-[13]b", pythonic.FORMAT),
-        (r"llama-?3", llama3_json.FORMAT),
-        (r"mistral|mixtral|ministral|magistral|codestral|devstral", mistral.FORMAT),
-    )
+def _unique(pairs: Iterable[tuple[str, _V]], what: str) -> dict[str, _V]:
+    """`dict(pairs)`, refusing a key claimed twice (two formats with one name or tag)."""
+    table: dict[str, _V] = {}
+    for key, value in pairs:
+        if key in table and table[key] != value:
+            raise RuntimeError(f"the {what} {key!r} is claimed by two formats")
+        table[key] = value
+    return table
+
+
+STREAMS: Final[dict[str, type[FormatStream]]] = _unique(
+    ((cls.format, cls) for cls in FORMAT_STREAMS), "format name"
+)
+FORMATS: Final = tuple(STREAMS)
+# vLLM parser names whose output one of our formats reads, and the names of the SDK plugin's.
+_PARSER_FORMATS: Final = _unique(
+    (
+        (name, cls.format)
+        for cls in FORMAT_STREAMS
+        for name in (cls.format, *cls.parsers, _PLUGIN_PREFIX + cls.format)
+    ),
+    "parser name",
+)
+# What `StreamParser("auto")` looks for: each format's tags anywhere in the text, and the
+# calls that may open a text untagged (by their first character).
+MARKERS: Final = _unique(
+    ((tag, cls.format) for cls in FORMAT_STREAMS for tag in cls.markers), "marker"
+)
+LEADS: Final = _unique(
+    ((char, (cls.format, steps)) for cls in FORMAT_STREAMS for char, steps in cls.leads),
+    "leading character",
 )
 
 
@@ -118,15 +101,9 @@ def format_for(name: str) -> str | None:
     found = _PARSER_FORMATS.get(key)
     if found is not None:
         return found
-    parser = _family_parser(name.strip(), by_pattern=False)
-    if parser is not None:
-        return _PARSER_FORMATS.get(parser)
-    repository = _repository(name)
-    if repository:
-        for pattern, fmt in _MODEL_FORMATS:
-            if pattern.search(repository):
-                return fmt
-    parser = _family_parser(name.strip(), by_pattern=True)
+    # Model ids and family names: the family registry is the one source (the launcher and
+    # the vLLM plugin read it too), through the parser it names for the family.
+    parser = _family_parser(name.strip())
     return _PARSER_FORMATS.get(parser) if parser else None
 
 
@@ -134,13 +111,13 @@ def _repository(name: str) -> str:
     return name.strip().rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def _family_parser(name: str, *, by_pattern: bool) -> str | None:
+def _family_parser(name: str) -> str | None:
+    """The parser of the family named `name`, else of the first whose pattern matches the
+    repository name (`_families.FAMILIES`' order), else None."""
     key = name.lower()
-    if not by_pattern:
-        for family in FAMILIES:
-            if family.name == key:
-                return family.tool_call_parser
-        return None
+    for family in FAMILIES:
+        if family.name == key:
+            return family.tool_call_parser
     repository = _repository(name)
     for family in FAMILIES:
         if repository and family.matches(repository):

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 __all__ = [
     "ArgumentsDelta",
-    "CallFinished",
-    "CallStarted",
     "ParseResult",
     "ParsedCall",
+    "ParsedCallFinished",
+    "ParsedCallStarted",
     "ReasoningDelta",
     "StreamEvent",
     "TextDelta",
@@ -75,7 +75,7 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class CallStarted:
+class ParsedCallStarted:
     """A call was opened; `name` is known. Indexes count calls from 0 in stream order."""
 
     index: int
@@ -88,7 +88,7 @@ class ArgumentsDelta:
 
     For the JSON formats the pieces join to the source argument text; for Qwen3 XML, to
     JSON built one parameter at a time; pythonic calls send theirs in one piece. The
-    authoritative, normalised arguments are in `CallFinished.call.arguments`.
+    authoritative, normalised arguments are in `ParsedCallFinished.call.arguments`.
     """
 
     index: int
@@ -96,11 +96,11 @@ class ArgumentsDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class CallFinished:
+class ParsedCallFinished:
     """Call `index` is complete; `call` is what `parse()` returns for it."""
 
     index: int
     call: ParsedCall
 
 
-StreamEvent = TextDelta | ReasoningDelta | CallStarted | ArgumentsDelta | CallFinished
+StreamEvent = TextDelta | ReasoningDelta | ParsedCallStarted | ArgumentsDelta | ParsedCallFinished

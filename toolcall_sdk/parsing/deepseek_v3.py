@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolcall_sdk.parsing._json import normalise_arguments
 from toolcall_sdk.parsing._markup import TagSet
-from toolcall_sdk.parsing._regions import JsonSectionScanner, RegionStream, Scanner, json_span
-from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._regions import JsonSectionStream
+from toolcall_sdk.parsing._types import ParseResult
 
 __all__ = ["CALLS_BEGIN", "CALLS_END", "FORMAT", "DeepSeekV3Stream", "parse"]
 
@@ -35,7 +34,6 @@ CALLS_END: Final = "<｜tool▁calls▁end｜>"
 CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
 CALL_END: Final = "<｜tool▁call▁end｜>"
 SEP: Final = "<｜tool▁sep｜>"
-_STOPS: Final = (CALL_END, CALL_BEGIN, CALLS_END)
 _BLANK: Final = " \t\r\n"
 
 
@@ -51,48 +49,21 @@ def parse(text: str) -> ParseResult:
     return DeepSeekV3Stream.parse_text(text)
 
 
-def calls_from_section(section: str, closed: bool = True) -> list[ParsedCall]:
-    """The well-formed calls of a section, in order; in a section the text ended inside
-    (`closed` false), only those whose end tag came."""
-    calls: list[ParsedCall] = []
-    pos = section.find(CALL_BEGIN)
-    while pos >= 0:
-        head = pos + len(CALL_BEGIN)
-        sep = section.find(SEP, head)
-        if sep < 0:
-            break
-        span = json_span(section, sep + len(SEP), _STOPS)
-        if span is None:
-            break
-        start, end = span
-        label = section[head:sep].strip(_BLANK)
-        if label == "function":  # V3: the name is on the line after the separator
-            name = section[sep + len(SEP) : start].split("```", 1)[0].strip(_BLANK)
-        else:
-            name = label
-        close = section.find(CALL_END, end)
-        if close < 0 and not closed:
-            break
-        stop = len(section) if close < 0 else close + len(CALL_END)
-        if name and "\n" not in name:
-            arguments = normalise_arguments(section[start:end])
-            calls.append(ParsedCall(name, arguments, section[pos:stop]))
-        if close < 0:
-            break
-        pos = section.find(CALL_BEGIN, stop)
-    return calls
-
-
-class DeepSeekV3Stream(RegionStream):
-    """Incremental DeepSeek V3 / V3.1 parser (see `RegionStream`)."""
+class DeepSeekV3Stream(JsonSectionStream):
+    """Incremental DeepSeek V3 / V3.1 parser (see `JsonSectionStream`)."""
 
     format = FORMAT
+    parsers = ("deepseek_v3", "deepseek_v31")
+    markers = (CALLS_BEGIN,)
     _PROSE_TAGS = TagSet(CALLS_BEGIN)
     _REGIONS = frozenset({CALLS_BEGIN})
+    SECTION_BEGIN, SECTION_END = CALLS_BEGIN, CALLS_END
+    CALL_BEGIN, ARGS, CALL_END = CALL_BEGIN, SEP, CALL_END
+    EMPTY_IS_TEXT = True
 
-    def _open(self, tag: str, start: int, body: int) -> Scanner:
-        return JsonSectionScanner(body, CALLS_END, SEP, _STOPS)
-
-    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
-        calls = calls_from_section(region, closed)
-        return None if closed and not calls else calls
+    @classmethod
+    def _name(cls, section: str, head: int, args: int, start: int) -> str:
+        label = section[head:args].strip(_BLANK)
+        if label == "function":  # V3: the name is on the line after the separator
+            label = section[args + len(SEP) : start].split("```", 1)[0].strip(_BLANK)
+        return label if "\n" not in label else ""

@@ -21,13 +21,13 @@ text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
-from toolcall_sdk.parsing._json import dumps
 from toolcall_sdk.parsing._markup import TagSet
-from toolcall_sdk.parsing._regions import RegionStream, Scanner, ValueScanner
-from toolcall_sdk.parsing._types import ParsedCall, ParseResult
-from toolcall_sdk.parsing._values import Schemas, parameter_types, text_value
+from toolcall_sdk.parsing._regions import ElementSectionStream, Scanner, ValueScanner
+from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._values import Schemas, text_value
 
 __all__ = ["FORMAT", "SECTIONS", "DeepSeekV32Stream", "parse"]
 
@@ -61,58 +61,38 @@ def parse(text: str, *, schemas: Schemas | None = None) -> ParseResult:
     return DeepSeekV32Stream.parse_text(text, schemas)
 
 
-def calls_from_section(section: str, schemas: Schemas | None) -> list[ParsedCall]:
-    """The complete, well-formed invocations of a section, in order."""
-    calls: list[ParsedCall] = []
-    pos = 0
-    while True:
-        invoke = _INVOKE.search(section, pos)
-        if invoke is None:
-            return calls
-        name = invoke.group(1)
-        if invoke.group(2):  # <｜DSML｜invoke name="f"/>
-            calls.append(ParsedCall(name, "{}", invoke.group(0)))
-            pos = invoke.end()
-            continue
-        kinds = parameter_types(schemas, name)
-        arguments: dict[str, Any] = {}
-        pos = invoke.end()
-        while True:
-            parameter = _PARAMETER.search(section, pos)
-            end = _INVOKE_END.search(section, pos)
-            if end is not None and (parameter is None or end.start() < parameter.start()):
-                if section[pos : end.start()].strip(_BLANK):
-                    return calls
-                calls.append(
-                    ParsedCall(name, dumps(arguments), section[invoke.start() : end.end()])
-                )
-                pos = end.end()
-                break
-            if parameter is None or section[pos : parameter.start()].strip(_BLANK):
-                return calls  # cut off, or not DSML
-            close = _PARAMETER_END.search(section, parameter.end())
-            if close is None:
-                return calls
-            raw = section[parameter.end() : close.start()]
-            string = _STRING.search(parameter.group(2))
-            key = parameter.group(1)
-            if string is not None and string.group(1) == "true":
-                arguments[key] = raw
-            else:
-                arguments[key] = text_value(raw, None if string else kinds.get(key))
-            pos = close.end()
-
-
-class DeepSeekV32Stream(RegionStream):
-    """Incremental DSML parser (see `RegionStream`)."""
+class DeepSeekV32Stream(ElementSectionStream):
+    """Incremental DSML parser (see `ElementSectionStream`)."""
 
     format = FORMAT
+    parsers = ("deepseek_v32", "deepseek_v4", "deepseek_v41")
+    markers = SECTIONS
     _PROSE_TAGS = TagSet(*SECTIONS)
     _REGIONS = frozenset(SECTIONS)
 
     def _open(self, tag: str, start: int, body: int) -> Scanner:
         return ValueScanner(body, _SECTION_ENDS[tag], _VALUES)
 
-    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
-        calls = calls_from_section(region, self._schemas)
-        return None if closed and not calls else calls
+    _CALL = _INVOKE
+    _CALL_END = _INVOKE_END
+    _ARGUMENT = _PARAMETER
+    _ARGUMENT_END = _PARAMETER_END
+    _STRAY_TEXT_STOPS = True
+
+    @classmethod
+    def _call_name(cls, call: re.Match[str]) -> str:
+        return call.group(1)
+
+    @classmethod
+    def _empty(cls, call: re.Match[str]) -> bool:
+        return bool(call.group(2))  # <｜DSML｜invoke name="f"/>
+
+    @classmethod
+    def _argument(
+        cls, argument: re.Match[str], raw: str, kinds: Mapping[str, frozenset[str]]
+    ) -> tuple[str, Any]:
+        string = _STRING.search(argument.group(2))
+        key = argument.group(1)
+        if string is not None and string.group(1) == "true":
+            return key, raw
+        return key, text_value(raw, None if string else kinds.get(key))

@@ -153,6 +153,8 @@ class Gemma4Stream(RegionStream):
     """Incremental Gemma 4 parser (see `RegionStream`)."""
 
     format = FORMAT
+    parsers = ("gemma4",)
+    markers = (START,)
     _PROSE_TAGS = TagSet(START)
     _REGIONS = frozenset({START})
 

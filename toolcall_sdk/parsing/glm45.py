@@ -88,6 +88,9 @@ class Glm45Stream(RegionStream):
     """Incremental GLM parser (see `RegionStream`)."""
 
     format = FORMAT
+    # No marker of its own: after `<tool_call>` a name (not `{` or `<`) says GLM.
+    parsers = ("glm45", "glm47")
+    markers = ()
     _PROSE_TAGS = TagSet(START)
     _REGIONS = frozenset({START})
 

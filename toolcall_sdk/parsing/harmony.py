@@ -33,7 +33,7 @@ from typing import Final
 
 from toolcall_sdk.parsing._base import FormatStream
 from toolcall_sdk.parsing._json import DONE, JsonWalker, normalise_arguments
-from toolcall_sdk.parsing._markup import TagSet, skip
+from toolcall_sdk.parsing._markup import TagSet, lit, skip
 from toolcall_sdk.parsing._types import ParsedCall, ParseResult
 from toolcall_sdk.parsing._values import Schemas
 
@@ -93,6 +93,10 @@ class HarmonyStream(FormatStream):
     """Incremental Harmony parser (see `FormatStream`)."""
 
     format = FORMAT
+    # A Harmony answer may open with the rest of its first header: ` to=functions.f<|channel|>`.
+    parsers = ("openai", "harmony")
+    markers = (START, CHANNEL, MESSAGE)
+    leads = (("t", (lit("to="),)),)
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)

@@ -67,6 +67,9 @@ class HermesStream(FormatStream):
     """Incremental Hermes parser (see `FormatStream`)."""
 
     format = FORMAT
+    # `<tool_call>` is Qwen3 XML's and GLM's wrapper too: what follows it decides (_auto).
+    parsers = ("hermes",)
+    markers = (START,)
 
     @classmethod
     def parse_text(cls, text: str, schemas: Schemas | None = None) -> ParseResult:

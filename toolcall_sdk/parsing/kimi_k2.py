@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolcall_sdk.parsing._json import normalise_arguments
 from toolcall_sdk.parsing._markup import TagSet
-from toolcall_sdk.parsing._regions import JsonSectionScanner, RegionStream, Scanner, json_span
-from toolcall_sdk.parsing._types import ParsedCall, ParseResult
+from toolcall_sdk.parsing._regions import JsonSectionStream
+from toolcall_sdk.parsing._types import ParseResult
 
 __all__ = ["FORMAT", "SECTION_BEGIN", "SECTION_END", "KimiK2Stream", "parse"]
 
@@ -30,7 +29,6 @@ SECTION_END: Final = "<|tool_calls_section_end|>"
 CALL_BEGIN: Final = "<|tool_call_begin|>"
 ARGS_BEGIN: Final = "<|tool_call_argument_begin|>"
 CALL_END: Final = "<|tool_call_end|>"
-_STOPS: Final = (CALL_END, CALL_BEGIN, SECTION_END)
 _BLANK: Final = " \t\r\n"
 
 
@@ -55,43 +53,17 @@ def name_from_id(call_id: str) -> str:
     return name.removeprefix("functions.")
 
 
-def calls_from_section(section: str, closed: bool = True) -> list[ParsedCall]:
-    """The well-formed calls of a section, in order; in a section the text ended inside
-    (`closed` false), only those whose end tag came."""
-    calls: list[ParsedCall] = []
-    pos = section.find(CALL_BEGIN)
-    while pos >= 0:
-        head = pos + len(CALL_BEGIN)
-        args = section.find(ARGS_BEGIN, head)
-        if args < 0:
-            break
-        span = json_span(section, args + len(ARGS_BEGIN), _STOPS)
-        if span is None:
-            break
-        start, end = span
-        close = section.find(CALL_END, end)
-        if close < 0 and not closed:
-            break
-        stop = len(section) if close < 0 else close + len(CALL_END)
-        name = name_from_id(section[head:args])
-        if name:
-            arguments = normalise_arguments(section[start:end])
-            calls.append(ParsedCall(name, arguments, section[pos:stop]))
-        if close < 0:
-            break
-        pos = section.find(CALL_BEGIN, stop)
-    return calls
-
-
-class KimiK2Stream(RegionStream):
-    """Incremental Kimi K2 parser (see `RegionStream`)."""
+class KimiK2Stream(JsonSectionStream):
+    """Incremental Kimi K2 parser (see `JsonSectionStream`)."""
 
     format = FORMAT
+    parsers = ("kimi_k2",)
+    markers = (SECTION_BEGIN,)
     _PROSE_TAGS = TagSet(SECTION_BEGIN)
     _REGIONS = frozenset({SECTION_BEGIN})
+    SECTION_BEGIN, SECTION_END = SECTION_BEGIN, SECTION_END
+    CALL_BEGIN, ARGS, CALL_END = CALL_BEGIN, ARGS_BEGIN, CALL_END
 
-    def _open(self, tag: str, start: int, body: int) -> Scanner:
-        return JsonSectionScanner(body, SECTION_END, ARGS_BEGIN, _STOPS)
-
-    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall]:
-        return calls_from_section(region, closed)
+    @classmethod
+    def _name(cls, section: str, head: int, args: int, start: int) -> str:
+        return name_from_id(section[head:args])

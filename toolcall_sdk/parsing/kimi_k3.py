@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
-from toolcall_sdk.parsing._json import dumps
 from toolcall_sdk.parsing._markup import TagSet
-from toolcall_sdk.parsing._regions import RegionStream, Scanner, ValueScanner
-from toolcall_sdk.parsing._types import ParsedCall, ParseResult
-from toolcall_sdk.parsing._values import Schemas, parameter_types, text_value
+from toolcall_sdk.parsing._regions import ElementSectionStream, Scanner, ValueScanner
+from toolcall_sdk.parsing._types import ParseResult
+from toolcall_sdk.parsing._values import Schemas, text_value
 
 __all__ = ["FORMAT", "TAGS", "TOOLS_BEGIN", "KimiK3Stream", "parse"]
 
@@ -66,50 +66,34 @@ def _attributes(text: str) -> dict[str, str]:
     return {key: html.unescape(value) for key, value in _ATTRIBUTE.findall(text)}
 
 
-def calls_from_tools(tools: str, schemas: Schemas | None) -> list[ParsedCall]:
-    """The complete, well-formed calls of a `tools` element, in order."""
-    calls: list[ParsedCall] = []
-    pos = 0
-    while True:
-        call = _CALL.search(tools, pos)
-        if call is None:
-            return calls
-        name = _attributes(call.group(1)).get("tool", "")
-        kinds = parameter_types(schemas, name)
-        arguments: dict[str, Any] = {}
-        pos = call.end()
-        while True:
-            argument = _ARGUMENT.search(tools, pos)
-            end = tools.find(_CALL_END, pos)
-            if end >= 0 and (argument is None or end < argument.start()):
-                if name and not tools[pos:end].strip(_BLANK):
-                    raw = tools[call.start() : end + len(_CALL_END)]
-                    calls.append(ParsedCall(name, dumps(arguments), raw))
-                pos = end + len(_CALL_END)
-                break
-            if argument is None or tools[pos : argument.start()].strip(_BLANK):
-                return calls  # cut off, or not XTML
-            close = tools.find(_ARGUMENT_END, argument.end())
-            if close < 0:
-                return calls
-            attributes = _attributes(argument.group(1))
-            key = attributes.get("key", "")
-            kind = attributes.get("type")
-            raw = tools[argument.end() : close]
-            arguments[key] = text_value(raw, frozenset({kind}) if kind else kinds.get(key))
-            pos = close + len(_ARGUMENT_END)
-
-
-class KimiK3Stream(RegionStream):
-    """Incremental Kimi K3 parser (see `RegionStream`)."""
+class KimiK3Stream(ElementSectionStream):
+    """Incremental Kimi K3 parser (see `ElementSectionStream`)."""
 
     format = FORMAT
+    parsers = ("kimi_k3",)
+    markers = TAGS
     _PROSE_TAGS = TagSet(*TAGS)
     _REGIONS = frozenset({TOOLS_BEGIN})
 
     def _open(self, tag: str, start: int, body: int) -> Scanner:
         return ValueScanner(body, TOOLS_END, {"<|open|>argument": _ARGUMENT_END})
 
-    def _region(self, region: str, tag: str, closed: bool) -> list[ParsedCall] | None:
-        calls = calls_from_tools(region, self._schemas)
-        return None if closed and not calls else calls
+    _CALL = _CALL
+    _CALL_END = re.compile(re.escape(_CALL_END))
+    _ARGUMENT = _ARGUMENT
+    _ARGUMENT_END = re.compile(re.escape(_ARGUMENT_END))
+    _STRAY_TEXT_STOPS = False
+
+    @classmethod
+    def _call_name(cls, call: re.Match[str]) -> str:
+        return _attributes(call.group(1)).get("tool", "")
+
+    @classmethod
+    def _argument(
+        cls, argument: re.Match[str], raw: str, kinds: Mapping[str, frozenset[str]]
+    ) -> tuple[str, Any]:
+        attributes = _attributes(argument.group(1))
+        kind = attributes.get("type")
+        return attributes.get("key", ""), text_value(
+            raw, frozenset({kind}) if kind else kinds.get(attributes.get("key", ""))
+        )

@@ -85,6 +85,9 @@ class Llama3JsonStream(TaglessStream):
     """Incremental Llama 3 JSON parser (see `FormatStream`)."""
 
     format = FORMAT
+    parsers = ("llama3_json", "llama4_json")
+    markers = (PYTHON_TAG,)
+    leads = (("{", _STEPS),)
     _OPENER = "{"
     _SEPARATORS = re.compile(r"[ \t\r\n;]*")
     _STEPS = _STEPS

@@ -72,6 +72,8 @@ class MistralStream(FormatStream):
     """Incremental Mistral parser (see `FormatStream`)."""
 
     format = FORMAT
+    parsers = ("mistral",)
+    markers = (TOOL_CALLS,)
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)

@@ -40,6 +40,8 @@ FORMAT: Final = "pythonic"
 START_TAG: Final = "<|python_start|>"
 END_TAG: Final = "<|python_end|>"
 
+# The opening of a call list: `[name(`.
+_CALL_PREFIX: Final = (lit("["), WS, IDENT, WS, lit("("))
 _OUTSIDE: Final = re.compile(r"""[\[\](){}'"#]""")
 _IN_STRING: Final = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
 _NEWLINE: Final = re.compile(r"\r\n|\r|\n")
@@ -234,12 +236,16 @@ class ValueWalker:
 
 class PythonicStream(TaglessStream):
     """Incremental pythonic parser (see `FormatStream`). Calls are known only when their
-    list closes, so each arrives as `CallStarted`, one `ArgumentsDelta`, `CallFinished`."""
+    list closes, so each arrives as `ParsedCallStarted`, one `ArgumentsDelta`,
+    `ParsedCallFinished`."""
 
     format = FORMAT
+    parsers = ("pythonic", "llama4_pythonic")
+    markers = (START_TAG,)
+    leads = (("[", _CALL_PREFIX),)
     _OPENER = "["
     _SEPARATORS = re.compile(r"[ \t\r\n]*")
-    _STEPS = (lit("["), WS, IDENT, WS, lit("("))
+    _STEPS = _CALL_PREFIX
     _PROSE_TAGS = TagSet(START_TAG, END_TAG)
     _OPEN_TAGS = frozenset({START_TAG})
 

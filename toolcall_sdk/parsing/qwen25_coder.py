@@ -29,14 +29,14 @@ inside (unlike a tagged call cut off, which is dropped: without its end nothing 
 a call). After calls that opened their line, the blanks and the line break that end it go
 too; other text after them on the line stays.
 
-Each call is decided, and sent whole (`CallStarted`, one `ArgumentsDelta`, `CallFinished`),
-the moment its value, fence or JSON closes: vLLM tells a tool parser nothing when a stream
-ends, so a call must not wait for what follows it. Streaming holds back only what may still
-be a call: a `{` or `[` opening a line while its opening can still read as a call
-(`{"name"`, `[{"arguments"`, ...) and until it closes, a JSON fence until it closes, and a
-possible tag or fence start at the end of the text; other text is released at once. The
-values are read by the client's reader of what small models write (`_offered.read_lines`),
-the tags by `hermes`.
+Each call is decided, and sent whole (`ParsedCallStarted`, one `ArgumentsDelta`,
+`ParsedCallFinished`), the moment its value, fence or JSON closes: vLLM tells a tool parser
+nothing when a stream ends, so a call must not wait for what follows it. Streaming holds back
+only what may still be a call: a `{` or `[` opening a line while its opening can still read as
+a call (`{"name"`, `[{"arguments"`, ...) and until it closes, a JSON fence until it closes, and
+a possible tag or fence start at the end of the text; other text is released at once. The
+values are read by the client's reader of what small models write (`_offered.read_lines`), the
+tags by `hermes`.
 """
 
 from __future__ import annotations
@@ -125,6 +125,10 @@ class Qwen25CoderStream(FormatStream):
     """Incremental Qwen2.5-Coder parser (see `FormatStream` and the module docstring)."""
 
     format = FORMAT
+    # No vLLM parser reads it (vLLM issue #32926): the SDK plugin's does. No marker: its
+    # calls are bare JSON objects, read for its own models only.
+    parsers = ()
+    markers = ()
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)

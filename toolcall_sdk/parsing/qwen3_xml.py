@@ -253,6 +253,8 @@ class Qwen3XmlStream(RegionStream):
     """
 
     format = FORMAT
+    parsers = ("qwen3_coder", "qwen3_xml")
+    markers = (FUNCTION_START,)
     _PROSE_TAGS = TagSet(WRAPPER_START, FUNCTION_START)
     _REGIONS = frozenset({WRAPPER_START, FUNCTION_START})
 

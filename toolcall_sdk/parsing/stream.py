@@ -24,7 +24,7 @@ class StreamParser:
         parser = StreamParser("hermes")
         for delta in deltas:
             for event in parser.feed(delta):
-                ...  # TextDelta, CallStarted, ArgumentsDelta, CallFinished
+                ...  # TextDelta, ParsedCallStarted, ArgumentsDelta, ParsedCallFinished
         parser.close()
         parser.result()  # ParseResult, as parse() of the whole text
 

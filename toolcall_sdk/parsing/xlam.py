@@ -171,9 +171,13 @@ def calls_in_value(region: str, value: Any = _UNREAD) -> list[ParsedCall] | None
 
 class XlamStream(FormatStream):
     """Incremental xLAM parser (see `FormatStream`). Calls are known only when their JSON
-    value closes, so each arrives as `CallStarted`, one `ArgumentsDelta`, `CallFinished`."""
+    value closes, so each arrives as `ParsedCallStarted`, one `ArgumentsDelta`,
+    `ParsedCallFinished`."""
 
     format = FORMAT
+    # No marker: a bare JSON array; `parse_any` tries it first among the fallbacks.
+    parsers = ("xlam",)
+    markers = ()
 
     def __init__(self, *, events: bool = True, schemas: Schemas | None = None) -> None:
         super().__init__(events=events, schemas=schemas)

@@ -1,7 +1,7 @@
-"""The I/O-free heart of `ScriptedModel`: raw request in, `Outcome` out.
+"""The I/O-free heart of `ScriptedModel`: raw request in, `ServerAction` out.
 
 The in-process transport and the local HTTP server both call `ScriptCore.handle` and
-only differ in how they carry out the `Outcome` (wait, drop the connection, write the
+only differ in how they carry out the `ServerAction` (wait, drop the connection, write the
 body or flush the stream events one by one), so both behave the same.
 """
 
@@ -16,7 +16,7 @@ from typing import TypeAlias, TypeVar
 from ._errors import ScriptError
 from ._recording import RecordedRequest
 from ._render import (
-    Answer,
+    CompletionPlan,
     ResolvedCall,
     completion_body,
     estimate_usage,
@@ -38,7 +38,7 @@ from ._replies import (
 )
 from ._sse import encode_event, stream_events
 
-__all__ = ["ANY_MODEL_LISTED", "Outcome", "RouteAnswer", "Script", "ScriptCore"]
+__all__ = ["ANY_MODEL_LISTED", "RouteAnswer", "Script", "ScriptCore", "ServerAction"]
 
 Script: TypeAlias = Sequence[Reply] | Callable[[RecordedRequest], Reply]
 """Replies served in order, or a callable choosing the reply for each request."""
@@ -57,7 +57,7 @@ _SSE = (("content-type", "text/event-stream; charset=utf-8"), ("cache-control", 
 
 
 @dataclasses.dataclass(frozen=True)
-class Outcome:
+class ServerAction:
     """What to do with one request.
 
     Attributes:
@@ -154,8 +154,10 @@ class ScriptCore:
         with self._lock:
             return None if self._callable is not None else len(self._replies) - self._served
 
-    def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Outcome:
-        """Records one request and decides its outcome.
+    def handle(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes
+    ) -> ServerAction:
+        """Records one request and decides its action.
 
         Args:
             method: The HTTP method.
@@ -164,20 +166,20 @@ class ScriptCore:
             body: The raw request body.
 
         Returns:
-            The outcome for the transport or server to carry out.
+            The action for the transport or server to carry out.
         """
         request = RecordedRequest.from_parts(method, path, dict(headers), body)
         route = (request.method, request.path.rstrip("/"))
         with self._lock:
             self._requests.append(request)
             if route == ("GET", "/health"):
-                return Outcome(200)
+                return ServerAction(200)
             if route == ("GET", "/v1/models"):
                 body = models_body(self.model, max_model_len=self.max_model_len, root=self.root)
-                return Outcome(200, _JSON, body)
+                return ServerAction(200, _JSON, body)
             if route not in (("POST", "/v1/chat/completions"), ("POST", "/v1/completions")):
                 # vLLM's web framework answers an unknown path (one without /v1) like this.
-                return Outcome(404, _JSON, _NOT_FOUND)
+                return ServerAction(404, _JSON, _NOT_FOUND)
             asked = (request.json or {}).get("model")
             if self.served is not None and asked != self.served:
                 return _error(
@@ -219,7 +221,7 @@ class ScriptCore:
         self._served += 1
         return reply
 
-    def _render(self, reply: Reply, request: RecordedRequest) -> Outcome:
+    def _render(self, reply: Reply, request: RecordedRequest) -> ServerAction:
         if isinstance(reply, _Delay):
             inner = self._render(reply.reply, request)
             return dataclasses.replace(inner, delay=inner.delay + reply.seconds)
@@ -232,7 +234,7 @@ class ScriptCore:
         if isinstance(reply, _Endless):
             role = _endless_chunk(self.model, {"role": "assistant", "content": ""})
             more = _endless_chunk(self.model, {"content": "more "})
-            return Outcome(
+            return ServerAction(
                 200,
                 _SSE,
                 events=(encode_event(role),),
@@ -240,16 +242,16 @@ class ScriptCore:
                 repeat=encode_event(more),
             )
         if isinstance(reply, _Disconnect):
-            return Outcome(0, disconnect=True)
+            return ServerAction(0, disconnect=True)
         if isinstance(reply, _HttpError):
-            return Outcome(reply.status, reply.headers, reply.body)
+            return ServerAction(reply.status, reply.headers, reply.body)
         if isinstance(reply, _Malformed):
-            return Outcome(reply.status, _SSE if request.stream else _JSON, reply.raw)
+            return ServerAction(reply.status, _SSE if request.stream else _JSON, reply.raw)
         if isinstance(reply, _Message):
             return self._answer(reply, request)
         raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - Reply is closed
 
-    def _answer(self, reply: _Message, request: RecordedRequest) -> Outcome:
+    def _answer(self, reply: _Message, request: RecordedRequest) -> ServerAction:
         self._completions += 1
         calls = []
         for call in reply.tool_calls:
@@ -258,7 +260,7 @@ class ScriptCore:
             calls.append(ResolvedCall(call_id, call.name, call.arguments))
         generated = (reply.content or "") + "".join(c.name + c.arguments for c in calls)
         asked = (request.json or {}).get("model")
-        answer = Answer(
+        answer = CompletionPlan(
             completion_id=f"chatcmpl-scripted-{self._completions}",
             model=self.served or (asked if isinstance(asked, str) and asked else self.model),
             content=reply.content,
@@ -267,13 +269,13 @@ class ScriptCore:
             usage=reply.usage or estimate_usage(request.json, generated),
         )
         if request.is_completion:
-            return Outcome(200, _JSON, text_completion_body(answer))
+            return ServerAction(200, _JSON, text_completion_body(answer))
         if not request.stream:
-            return Outcome(200, _JSON, completion_body(answer))
+            return ServerAction(200, _JSON, completion_body(answer))
         options = (request.json or {}).get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
         events = stream_events(answer, chunk_size=self.chunk_size, include_usage=include_usage)
-        return Outcome(200, _SSE, events=tuple(events))
+        return ServerAction(200, _SSE, events=tuple(events))
 
 
 def _call(function: Callable[[RecordedRequest], _T], request: RecordedRequest, what: str) -> _T:
@@ -298,11 +300,11 @@ def _check_completion_reply(reply: Reply, request: RecordedRequest) -> None:
         )
 
 
-def _error(status: int, message: str, *, type_name: str | None = None) -> Outcome:
+def _error(status: int, message: str, *, type_name: str | None = None) -> ServerAction:
     body = vllm_error_body(status, message)
     if type_name is not None:
         body["type"] = type_name
-    return Outcome(status, _JSON, json.dumps(body).encode())
+    return ServerAction(status, _JSON, json.dumps(body).encode())
 
 
 def _endless_chunk(model: str, delta: dict[str, str]) -> str:

@@ -25,7 +25,7 @@ from ._replies import FinishReason
 
 __all__ = [
     "CREATED",
-    "Answer",
+    "CompletionPlan",
     "ResolvedCall",
     "completion_body",
     "estimate_usage",
@@ -50,7 +50,7 @@ class ResolvedCall:
 
 
 @dataclass(frozen=True)
-class Answer:
+class CompletionPlan:
     """Everything needed to render one successful chat completion, ids and usage decided."""
 
     completion_id: str
@@ -61,7 +61,7 @@ class Answer:
     usage: CompletionUsage
 
 
-def completion_body(answer: Answer) -> bytes:
+def completion_body(answer: CompletionPlan) -> bytes:
     """The JSON body of a non-streamed `ChatCompletion`.
 
     Args:
@@ -94,7 +94,7 @@ def completion_body(answer: Answer) -> bytes:
     return completion.model_dump_json(exclude_unset=True).encode()
 
 
-def text_completion_body(answer: Answer) -> bytes:
+def text_completion_body(answer: CompletionPlan) -> bytes:
     """The JSON body of a non-streamed `/v1/completions` answer (a text `Completion`).
 
     Args:

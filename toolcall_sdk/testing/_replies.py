@@ -49,7 +49,7 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class _ToolCall:
+class _ScriptedCall:
     name: str
     arguments: str
     id: str | None
@@ -60,7 +60,7 @@ class _Message(Reply):
     """An assistant message: text, tool calls, or both."""
 
     content: str | None
-    tool_calls: tuple[_ToolCall, ...]
+    tool_calls: tuple[_ScriptedCall, ...]
     finish_reason: FinishReason
     usage: CompletionUsage | None
 
@@ -149,7 +149,7 @@ def tool_call(
     raw = (
         arguments if isinstance(arguments, str) else json.dumps(dict(arguments), ensure_ascii=False)
     )
-    return _Message(None, (_ToolCall(name, raw, id),), finish_reason, _usage(usage))
+    return _Message(None, (_ScriptedCall(name, raw, id),), finish_reason, _usage(usage))
 
 
 def parallel(

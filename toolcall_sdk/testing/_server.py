@@ -1,4 +1,4 @@
-"""Carry out an `Outcome` over real HTTP: a threaded server on 127.0.0.1."""
+"""Carry out a `ServerAction` over real HTTP: a threaded server on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ._core import Outcome, ScriptCore
+from ._core import ScriptCore, ServerAction
 
 __all__ = ["serve"]
 
@@ -19,7 +19,7 @@ _POLL_INTERVAL = 0.05
 """How often `serve_forever` checks for shutdown; the default 0.5 s would slow every test."""
 
 
-class _Server(ThreadingHTTPServer):
+class _ScriptServer(ThreadingHTTPServer):
     daemon_threads = True
     # socketserver's default backlog of 5 resets connections when many clients connect at
     # once (an async client opening its pool for hundreds of concurrent calls).
@@ -69,7 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; with Nagle on, each response would wait
     # for the client's delayed ACK (about 40 ms on Linux loopback).
     disable_nagle_algorithm = True
-    server: _Server
+    server: _ScriptServer
 
     def do_GET(self) -> None:
         self._serve()
@@ -92,13 +92,13 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in self.headers.items():
             key = key.lower()
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
-        outcome = self.server.core.handle(self.command, self.path, headers, body)
+        action = self.server.core.handle(self.command, self.path, headers, body)
         # Waiting on the event lets the server stop at once, even mid-delay.
-        if (outcome.delay and self.server.stopping.wait(outcome.delay)) or outcome.disconnect:
+        if (action.delay and self.server.stopping.wait(action.delay)) or action.disconnect:
             self._drop()
             return
         try:
-            self._write(outcome)
+            self._write(action)
         except OSError:  # the client hung up (e.g. it timed out); nobody left to answer
             self.close_connection = True
 
@@ -116,27 +116,27 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # trailers
         return b"".join(parts)
 
-    def _write(self, outcome: Outcome) -> None:
-        self.send_response(outcome.status)
-        for key, value in outcome.headers:
+    def _write(self, action: ServerAction) -> None:
+        self.send_response(action.status)
+        for key, value in action.headers:
             self.send_header(key, value)
-        if outcome.events is None and not outcome.pace:
-            self.send_header("Content-Length", str(len(outcome.body)))
+        if action.events is None and not action.pace:
+            self.send_header("Content-Length", str(len(action.body)))
             self.end_headers()
-            self.wfile.write(outcome.body[: outcome.cut])  # cut: fewer bytes than announced
-            if outcome.cut is not None:
+            self.wfile.write(action.body[: action.cut])  # cut: fewer bytes than announced
+            if action.cut is not None:
                 self._drop()
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         try:
-            for piece in _pieces(outcome):
+            for piece in _pieces(action):
                 # One HTTP chunk per event (or paced piece), flushed: a real stream.
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 self.wfile.flush()
-                if outcome.pace and self.server.stopping.wait(outcome.pace):
+                if action.pace and self.server.stopping.wait(action.pace):
                     return  # the server is stopping: leave the client a cut stream
-            if outcome.cut is not None:
+            if action.cut is not None:
                 self._drop()  # no closing chunk: the body ends mid-stream
                 return
             self.wfile.write(b"0\r\n\r\n")
@@ -150,9 +150,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-def _pieces(outcome: Outcome) -> Iterator[bytes]:
-    left = outcome.cut
-    for piece in _all_pieces(outcome):
+def _pieces(action: ServerAction) -> Iterator[bytes]:
+    left = action.cut
+    for piece in _all_pieces(action):
         if left is None:
             yield piece
             continue
@@ -163,16 +163,16 @@ def _pieces(outcome: Outcome) -> Iterator[bytes]:
             return
 
 
-def _all_pieces(outcome: Outcome) -> Iterator[bytes]:
-    parts = outcome.events if outcome.events is not None else (outcome.body,)
+def _all_pieces(action: ServerAction) -> Iterator[bytes]:
+    parts = action.events if action.events is not None else (action.body,)
     for part in parts:
-        if outcome.piece:
-            for start in range(0, len(part), outcome.piece):
-                yield part[start : start + outcome.piece]
+        if action.piece:
+            for start in range(0, len(part), action.piece):
+                yield part[start : start + action.piece]
         else:
             yield part
-    while outcome.repeat is not None:
-        yield outcome.repeat
+    while action.repeat is not None:
+        yield action.repeat
 
 
 @contextlib.contextmanager
@@ -186,7 +186,7 @@ def serve(core: ScriptCore, port: int = 0) -> Iterator[str]:
     Yields:
         The base URL, `http://127.0.0.1:PORT/v1`.
     """
-    server = _Server(core, port)
+    server = _ScriptServer(core, port)
     thread = threading.Thread(
         target=server.serve_forever,
         kwargs={"poll_interval": _POLL_INTERVAL},

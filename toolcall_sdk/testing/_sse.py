@@ -22,7 +22,7 @@ from openai.types.chat.chat_completion_chunk import (
     ChoiceDeltaToolCallFunction,
 )
 
-from ._render import CREATED, Answer
+from ._render import CREATED, CompletionPlan
 from ._replies import FinishReason
 
 __all__ = ["DONE", "encode_event", "stream_events"]
@@ -43,7 +43,7 @@ def encode_event(data: str) -> bytes:
     return f"data: {data}\n\n".encode()
 
 
-def stream_events(answer: Answer, *, chunk_size: int, include_usage: bool) -> list[bytes]:
+def stream_events(answer: CompletionPlan, *, chunk_size: int, include_usage: bool) -> list[bytes]:
     """The SSE events of a streamed answer, `[DONE]` included.
 
     Args:
@@ -94,7 +94,10 @@ def stream_events(answer: Answer, *, chunk_size: int, include_usage: bool) -> li
 
 
 def _chunk(
-    answer: Answer, delta: ChoiceDelta, finish_reason: FinishReason | None, include_usage: bool
+    answer: CompletionPlan,
+    delta: ChoiceDelta,
+    finish_reason: FinishReason | None,
+    include_usage: bool,
 ) -> ChatCompletionChunk:
     # Explicit `None`s are written as `null` (fields left unset are omitted), matching
     # OpenAI: `finish_reason` is null until the last chunk, `usage` null until the usage one.

@@ -1,4 +1,4 @@
-"""Carry out an `Outcome` in-process, as an `httpx2.MockTransport` handler."""
+"""Carry out a `ServerAction` in-process, as an `httpx2.MockTransport` handler."""
 
 from __future__ import annotations
 
@@ -74,21 +74,21 @@ def make_transport(core: ScriptCore) -> httpx2.MockTransport:
     """
 
     def handle(request: httpx2.Request) -> httpx2.Response:
-        outcome = core.handle(
+        action = core.handle(
             request.method, request.url.path, dict(request.headers.items()), request.content
         )
-        if outcome.disconnect:
+        if action.disconnect:
             raise httpx2.ConnectError("ScriptedModel: scripted disconnect()", request=request)
-        if outcome.events is not None or outcome.cut is not None:
-            chunked = outcome.events is not None or bool(outcome.pace)
+        if action.events is not None or action.cut is not None:
+            chunked = action.events is not None or bool(action.pace)
             stream = _EventStream(
-                outcome.events if outcome.events is not None else (outcome.body,),
-                outcome.repeat,
-                cut=outcome.cut,
+                action.events if action.events is not None else (action.body,),
+                action.repeat,
+                cut=action.cut,
                 chunked=chunked,
                 request=request,
             )
-            return httpx2.Response(outcome.status, headers=list(outcome.headers), stream=stream)
-        return httpx2.Response(outcome.status, headers=list(outcome.headers), content=outcome.body)
+            return httpx2.Response(action.status, headers=list(action.headers), stream=stream)
+        return httpx2.Response(action.status, headers=list(action.headers), content=action.body)
 
     return httpx2.MockTransport(handle)

@@ -15,9 +15,9 @@ from typing import Any
 
 from toolcall_sdk.parsing import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     StreamEvent,
     StreamParser,
     TextDelta,
@@ -208,12 +208,12 @@ class FormatDeltas:
         for event in events:
             if isinstance(event, TextDelta):
                 text.append(event.text)
-            elif isinstance(event, CallStarted):
+            elif isinstance(event, ParsedCallStarted):
                 if event.name:
                     self._open(event.index, event.name, pieces)
             elif isinstance(event, ArgumentsDelta):
                 self._more(event.index, event.text, pieces)
-            elif isinstance(event, CallFinished):
+            elif isinstance(event, ParsedCallFinished):
                 self._finish(event.index, event.call, text, pieces)
         if not text and not pieces:
             return None

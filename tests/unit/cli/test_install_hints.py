@@ -19,7 +19,7 @@ import pytest
 
 import toolcall_sdk
 from toolcall_sdk import install_command
-from toolcall_sdk._extras import Source, find_source
+from toolcall_sdk._extras import InstallSource, find_source
 
 ROOT = Path(__file__).resolve().parents[3]
 # This test run imports the package from the checkout it lives in (not a wheel).
@@ -54,7 +54,7 @@ def test_an_index_install_names_the_index_package(tmp_path: Path) -> None:
     site = tmp_path / "site-packages"
     source = find_source(installed_package(site), dist_info(site))
 
-    assert source == Source("toolcall-sdk")
+    assert source == InstallSource("toolcall-sdk")
     assert source.command("cli") == 'pip install "toolcall-sdk[cli]"'
     assert source.command("embeds") == 'pip install "toolcall-sdk[embeds]"'
 
@@ -106,12 +106,12 @@ def test_an_install_from_git_names_the_repository(tmp_path: Path) -> None:
 def test_a_folder_that_is_gone_or_another_project_falls_back_to_the_name(tmp_path: Path) -> None:
     site = tmp_path / "site-packages"
     gone = dist_info(site, {"url": (tmp_path / "gone").as_uri(), "dir_info": {"editable": True}})
-    assert find_source(installed_package(site), gone) == Source("toolcall-sdk")
+    assert find_source(installed_package(site), gone) == InstallSource("toolcall-sdk")
 
     other = tmp_path / "other"
     (other / "toolcall_sdk").mkdir(parents=True)
     (other / "pyproject.toml").write_text('[project]\nname = "something-else"\n')
-    assert find_source(other / "toolcall_sdk", None) == Source("toolcall-sdk")
+    assert find_source(other / "toolcall_sdk", None) == InstallSource("toolcall-sdk")
 
 
 @pytest.mark.skipif(not FROM_CHECKOUT, reason="the package is not imported from this checkout")

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 import toolcall_sdk.cli as cli
 from toolcall_sdk._console import cli_console
-from toolcall_sdk._extras import Source, install_command
+from toolcall_sdk._extras import InstallSource, install_command
 from toolcall_sdk.doctor import Finding, Report, render_report
 from toolcall_sdk.evals._report import Breakdown, EvalReport
 from toolcall_sdk.evals._terminal import print_report
@@ -87,8 +87,8 @@ def printed_texts() -> list[str]:
         texts |= _module_texts(path)
     for extra in _extras():
         texts.add(install_command(extra))
-        texts.add(Source("toolcall-sdk").command(extra))
-        texts.add(Source("/home/me/[work]/toolcall-sdk", editable=True).command(extra))
+        texts.add(InstallSource("toolcall-sdk").command(extra))
+        texts.add(InstallSource("/home/me/[work]/toolcall-sdk", editable=True).command(extra))
     texts.add('unknown: the probe needs torch (pip install "toolcall-sdk[embeds]")')
     return sorted(texts)
 

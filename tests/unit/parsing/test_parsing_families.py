@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from toolcall_sdk.parsing import (
-    CallFinished,
+    ParsedCallFinished,
     ParseResult,
     ReasoningDelta,
     StreamParser,
@@ -32,7 +32,7 @@ def read(
     assert parser.result() == whole
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == whole.text
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == whole.reasoning
-    assert [e.call for e in events if isinstance(e, CallFinished)] == whole.calls
+    assert [e.call for e in events if isinstance(e, ParsedCallFinished)] == whole.calls
     return whole
 
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from toolcall_sdk.parsing import (
     FORMATS,
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
+    ParsedCallFinished,
+    ParsedCallStarted,
     ParseResult,
     ReasoningSplitter,
     StreamEvent,
@@ -681,19 +681,19 @@ def assert_stream_matches(fmt: str, text: str, pieces: list[str]) -> list[Stream
     assert result == expected
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == expected.text
     assert all(e.text for e in events if isinstance(e, TextDelta))
-    finished = [e for e in events if isinstance(e, CallFinished)]
+    finished = [e for e in events if isinstance(e, ParsedCallFinished)]
     assert [e.call for e in finished] == expected.calls
     assert sorted(e.index for e in finished) == list(range(len(expected.calls)))
     started: set[int] = set()
     done: set[int] = set()
     for event in events:  # every call: started once, then arguments, then finished once
-        if isinstance(event, CallStarted):
+        if isinstance(event, ParsedCallStarted):
             assert event.index == len(started)
             started.add(event.index)
         elif isinstance(event, ArgumentsDelta):
             assert event.index in started
             assert event.index not in done
-        elif isinstance(event, CallFinished):
+        elif isinstance(event, ParsedCallFinished):
             assert event.index in started
             assert event.index not in done
             done.add(event.index)

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from toolcall_sdk.parsing import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     ParseResult,
     StreamEvent,
     StreamParser,
@@ -65,8 +65,8 @@ def assert_streams_like_it_parses(text: str, pieces: list[str], schemas: Any = S
     events = events_of(text, pieces, schemas)
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == expected.text
     assert all(e.text for e in events if isinstance(e, TextDelta))
-    assert [e.call for e in events if isinstance(e, CallFinished)] == expected.calls
-    started = [e.index for e in events if isinstance(e, CallStarted)]
+    assert [e.call for e in events if isinstance(e, ParsedCallFinished)] == expected.calls
+    started = [e.index for e in events if isinstance(e, ParsedCallStarted)]
     assert started == list(range(len(expected.calls)))
     for index, call in enumerate(expected.calls):  # each call's preview is its arguments
         preview = [e.text for e in events if isinstance(e, ArgumentsDelta) and e.index == index]
@@ -227,9 +227,9 @@ def test_each_call_arrives_whole_when_its_block_closes() -> None:
     assert events[0] == TextDelta("S")
     calls = [e for e in events if not isinstance(e, TextDelta)]
     assert calls == [
-        CallStarted(0, "get_weather"),
+        ParsedCallStarted(0, "get_weather"),
         ArgumentsDelta(0, WEATHER_CALL.arguments),
-        CallFinished(0, WEATHER_CALL),
+        ParsedCallFinished(0, WEATHER_CALL),
     ]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Sure:\nbye"
 
@@ -252,7 +252,9 @@ def test_a_call_the_answer_ends_with_is_sent_before_the_end_is_known() -> None:
     for text in (WEATHER, f"```json\n{WEATHER}\n```", f"<tool_call>\n{WEATHER}"):
         parser = StreamParser(FORMAT, schemas=SCHEMAS)
         events = [e for piece in text for e in parser.feed(piece)]
-        assert [e.call for e in events if isinstance(e, CallFinished)] == read(text).calls, text
+        assert [e.call for e in events if isinstance(e, ParsedCallFinished)] == read(text).calls, (
+            text
+        )
 
 
 def test_a_long_answer_streams_like_it_parses() -> None:

@@ -70,7 +70,11 @@ def test_xlam_streams_each_call_when_its_value_closes() -> None:
     parser = StreamParser("Salesforce/Llama-xLAM-2-8b-fc-r")
     text = '[{"name": "f", "arguments": {"a": 1}}]'
     events = [event for c in text for event in parser.feed(c)] + parser.close()
-    assert [type(e).__name__ for e in events] == ["CallStarted", "ArgumentsDelta", "CallFinished"]
+    assert [type(e).__name__ for e in events] == [
+        "ParsedCallStarted",
+        "ArgumentsDelta",
+        "ParsedCallFinished",
+    ]
 
 
 # Tool names -------------------------------------------------------------------------------

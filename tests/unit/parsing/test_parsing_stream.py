@@ -8,9 +8,9 @@ import pytest
 
 from toolcall_sdk.parsing import (
     ArgumentsDelta,
-    CallFinished,
-    CallStarted,
     ParsedCall,
+    ParsedCallFinished,
+    ParsedCallStarted,
     StreamEvent,
     StreamParser,
     TextDelta,
@@ -30,12 +30,12 @@ def test_a_tag_split_into_ordinary_tokens_is_held_then_parsed() -> None:
     assert parser.feed("_call") == []
     assert parser.feed(">") == []
     events = parser.feed('{"name": "f", "arguments": {"a": 1}}')
-    assert events[0] == CallStarted(0, "f")
+    assert events[0] == ParsedCallStarted(0, "f")
     assert "".join(e.text for e in events if isinstance(e, ArgumentsDelta)) == '{"a": 1}'
     assert parser.feed("</") == []
     assert parser.feed("tool_call") == []
     (finished,) = parser.feed(">")
-    assert finished == CallFinished(
+    assert finished == ParsedCallFinished(
         0,
         ParsedCall("f", '{"a":1}', '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'),
     )
@@ -62,7 +62,7 @@ def test_close_finishes_a_call_whose_end_tag_never_came() -> None:
     parser = StreamParser("hermes")
     parser.feed('<tool_call>{"name": "f", "arguments": {}}</tool')
     events = parser.close()
-    assert isinstance(events[-1], CallFinished)
+    assert isinstance(events[-1], ParsedCallFinished)
     assert events[-1].call.arguments == "{}"
 
 
@@ -83,12 +83,12 @@ def test_function_tag_split_for_qwen3() -> None:
         events += parser.feed(piece)
     events += parser.close()
     assert [type(e).__name__ for e in events] == [
-        "CallStarted",
+        "ParsedCallStarted",
         "ArgumentsDelta",
         "ArgumentsDelta",
-        "CallFinished",
+        "ParsedCallFinished",
     ]
-    assert events[0] == CallStarted(0, "get_time")
+    assert events[0] == ParsedCallStarted(0, "get_time")
     assert "".join(e.text for e in events if isinstance(e, ArgumentsDelta)) == '{"tz":"UTC"}'
 
 
@@ -105,9 +105,9 @@ def test_pythonic_calls_arrive_when_the_list_closes() -> None:
     assert parser.feed('"Hà Nội"') == []
     events = parser.feed(")]")
     assert events == [
-        CallStarted(0, "get_weather"),
+        ParsedCallStarted(0, "get_weather"),
         ArgumentsDelta(0, '{"city":"Hà Nội"}'),
-        CallFinished(
+        ParsedCallFinished(
             0, ParsedCall("get_weather", '{"city":"Hà Nội"}', 'get_weather(city="Hà Nội")')
         ),
     ]
@@ -119,7 +119,7 @@ def test_mistral_name_form_streams_arguments() -> None:
     for piece in ["[TOOL", "_CALLS]get", "_weather", '{"city"', ': "Hue"}', " ok"]:
         events += parser.feed(piece)
     events += parser.close()
-    assert events[0] == CallStarted(0, "get_weather")
+    assert events[0] == ParsedCallStarted(0, "get_weather")
     preview = "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
     assert json.loads(preview) == {"city": "Hue"}
     assert texts(events) == [" ok"]

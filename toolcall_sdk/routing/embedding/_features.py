@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from toolcall_sdk.routing._tool_specs import ToolSpec
 from toolcall_sdk.routing.embedding._text import (
-    Conversation,
+    ConversationText,
     content_words,
     entities,
     non_ascii_share,
@@ -125,7 +125,7 @@ def rank_tools(cosines: Matrix, lexical: Sequence[float]) -> list[int]:
 
 
 def features(
-    conversation: Conversation,
+    conversation: ConversationText,
     specs: Sequence[ToolSpec],
     vocabularies: Sequence[ToolVocabulary],
     cosines: Matrix,

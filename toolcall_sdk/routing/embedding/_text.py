@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Conversation", "content_words", "read_conversation", "stem"]
+__all__ = ["ConversationText", "content_words", "read_conversation", "stem"]
 
 # Earlier user turns carry the topic of a follow-up ("and in Paris?"); a few are enough.
 _CONTEXT_TURNS = 3
@@ -214,7 +214,7 @@ STOPWORDS = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class Conversation:
+class ConversationText:
     """The parts of a conversation a router looks at.
 
     Attributes:
@@ -242,7 +242,7 @@ class Conversation:
         return [self.query, self.context, *self.chunks]
 
 
-def read_conversation(messages: Sequence[Mapping[str, Any]]) -> Conversation:
+def read_conversation(messages: Sequence[Mapping[str, Any]]) -> ConversationText:
     """Extract the request to route and its context from chat messages."""
     users = [_text(m) for m in messages if m.get("role") == "user"]
     users = [u for u in users if u.strip()]
@@ -251,7 +251,7 @@ def read_conversation(messages: Sequence[Mapping[str, Any]]) -> Conversation:
     tail = [m for m in messages if m.get("role") != "system"]
     last = tail[-1] if tail else {}
     after_tool = last.get("role") == "tool" or bool(last.get("tool_calls"))
-    return Conversation(
+    return ConversationText(
         query=query[-_MAX_CHARS:],
         context=context[-_MAX_CHARS:],
         user_turns=len(users),
