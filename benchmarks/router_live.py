@@ -3,9 +3,11 @@
 Scores the `llm` router's two modes and the probe's wordings against a live
 OpenAI-compatible server (`toolcall-sdk launch --demo`), on the same examples in one run:
 
-- `answer` (`LLMRouter()`, the default): no routing request; the stage-2 request under
+- `answer` (`LLMRouter(mode="answer")`): no routing request; the stage-2 request under
   `tool_choice="auto"` with the tools, through the SDK's recovery (offered tools only). A
   call to an offered tool is a "call" decision, anything else "no call".
+- `both` (`LLMRouter()`, the default): the routing question about the user's last message;
+  a "call" where it says yes and the `answer` candidate calls (measured in the same run).
 - `probe` (`LLMRouter(mode="probe")`): the routing request with its constrained JSON answer.
 - `yesno`, `fewshot`, `choice`: probe wordings read from the first answer token's
   log-probabilities (P(yes), or 1 - P(the "none" option)), so each has a threshold and a ROC
@@ -180,6 +182,15 @@ def probe_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[flo
     return (1.0 if decision.call else 0.0), router.prompt_tokens, router.completion_tokens
 
 
+def both_question(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
+    """The default mode's routing question alone (the user's last message); `main` joins
+    its verdict with the `answer` candidate's, as the client does."""
+    router = LLMRouter(client=client, model=model)
+    decision = router.decide(example.messages, example.tools)
+    # "call" here means: the question said yes, or was not asked (after a tool result).
+    return (1.0 if decision.call else 0.0), router.prompt_tokens, router.completion_tokens
+
+
 def _listing(example: RoutingExample) -> str:
     lines = []
     for spec in tool_specs(example.tools):
@@ -260,12 +271,13 @@ def choice(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, 
 
 CANDIDATES: dict[str, Candidate] = {
     "answer": answer_mode,
+    "both": both_question,
     "probe": probe_mode,
     "yesno": yesno,
     "fewshot": fewshot,
     "choice": choice,
 }
-HARD = {"answer", "probe"}  # decisions, not scores
+HARD = {"answer", "both", "probe"}  # decisions, not scores
 
 
 def _tokens(usage: Any, kind: str) -> int:
@@ -352,9 +364,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = "live categories" if args.live else "non-live development sample"
     print(f"router_live: {len(examples)} examples ({where}), model {model}", flush=True)
     rows = []
-    for name in args.candidates:
+    chosen = list(dict.fromkeys(args.candidates))
+    if "both" in chosen:  # its verdict needs the answer's, measured in the same run
+        chosen = ["answer", *[c for c in chosen if c != "answer"]]
+    answered: dict[str, float] = {}
+    for name in chosen:
         started = time.perf_counter()
         verdicts = measure(CANDIDATES[name], client, model, examples, args.concurrency)
+        if name == "answer":
+            answered = {v.example.id: v.score for v in verdicts}
+        if name == "both":  # a call only where the question and the answer both say so
+            verdicts = [
+                Verdict(
+                    v.example,
+                    min(v.score, answered[v.example.id]),
+                    v.prompt_tokens,
+                    v.completion_tokens,
+                    v.seconds,
+                )
+                for v in verdicts
+            ]
         row = summary(name, verdicts)
         rows.append(row)
         print(

@@ -63,8 +63,10 @@ def test_llm_router_through_the_client(demo_server: Server) -> None:
     # Without compact JSON the answer is whitespace up to max_tokens: "unreadable".
     assert not result.route.reason.startswith("unreadable"), result.route
     if result.called:
-        assert result.attempts[0].request.tools
-        assert set(result.attempts[0].request.tools) <= {t.name for t in DEMO_TOOLS}
+        # The default router's "yes" leaves the choice to the answer, among every tool.
+        assert result.route.answer_decides
+        assert result.attempts[0].request.tool_choice == "auto"
+        assert set(result.attempts[0].request.tools) == {t.name for t in DEMO_TOOLS}
 
 
 def test_embedding_router_through_the_client(
