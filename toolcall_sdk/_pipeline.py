@@ -450,6 +450,8 @@ def _step_flow(
         calls, problems = yield from _validate(
             config, state, candidate, offer, validation_context, number
         )
+        if not problems and execute and control.may_answer and _only_repeats(calls, control):
+            return (yield from _answer_now(config, state, offer.decision))
         if not problems and execute:
             skipped = _screen(calls, control.guard, offer.tools, candidate.approvals)
             _pause_for_approval(state, offer, candidate, calls, skipped)
@@ -713,6 +715,33 @@ def _answered(
         result.attempts = state.attempts
         return result
     return _text_answer(state, decision, message, execute)
+
+
+# Sent (as the user's turn, which every chat template accepts mid-conversation) when a step
+# that may answer only repeats calls whose results the conversation already holds: the
+# 0.5B demo model, asked "weather in Hanoi?", calls get_weather(Hanoi) again after every
+# result, and without tools writes the call as its answer; told this, it answers.
+ANSWER_NOW_TEXT = (
+    "The tool results above already have what was asked. Answer in plain text now, "
+    "without calling a tool."
+)
+
+
+def _only_repeats(calls: Sequence[ToolCall], control: StepControl) -> bool:
+    """Whether every call of an answer ran already in an earlier step of this run."""
+    guard = control.guard
+    return guard is not None and bool(calls) and all(guard.verdict(c)[1] for c in calls)
+
+
+def _answer_now(
+    config: Config, state: _Run, decision: RouteDecision
+) -> Generator[Effect, Any, ToolCallResult]:
+    """A later step that only repeats earlier calls: nothing runs again; the model is asked
+    to answer from the results it has, without tools."""
+    state.history.append({"role": "user", "content": ANSWER_NOW_TEXT})
+    result = yield from _plain_answer(config, state, decision)
+    result.attempts = state.attempts
+    return result
 
 
 def _writes_a_call(config: Config, message: Mapping[str, Any]) -> bool:

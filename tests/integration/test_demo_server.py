@@ -114,11 +114,28 @@ def test_stream_events_end_with_the_calls_result(demo_server: Server) -> None:
 def test_the_llm_router_answers_a_no_tool_prompt_in_text(demo_server: Server) -> None:
     client = client_for(demo_server, DEMO_TOOLS, router="llm")
 
+    result = client.call("Tell me a joke about cats.")
+
+    # The default router leaves it to the answer: offered the tools under auto, the model
+    # writes a joke, not a call.
+    assert result.route.answer_decides
+    assert result.called is False
+    assert result.calls == []
+    assert [a.request.tool_choice for a in result.attempts] == ["auto"]
+    assert isinstance(result.content, str)
+    assert "cat" in result.content.lower()
+
+
+def test_the_both_router_keeps_a_general_question_from_a_tool(demo_server: Server) -> None:
+    # Offered get_weather under auto, the 0.5B answers "capital of France?" with
+    # get_weather(Paris); the routing question of router="both" says no first.
+    client = client_for(demo_server, DEMO_TOOLS, router="both")
+
     result = client.call("What is the capital of France?")
 
     assert result.route.router == "llm"
     assert result.called is False
-    assert result.calls == []
+    assert result.attempts == []  # no stage-2 request: a plain answer without tools
     assert isinstance(result.content, str)
     assert "Paris" in result.content
 

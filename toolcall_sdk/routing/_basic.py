@@ -57,8 +57,8 @@ class _CallableRouter:
         return self.function(messages, tools)
 
 
-def _answer() -> LLMRouter:
-    return LLMRouter(mode="answer")
+def _both() -> LLMRouter:
+    return LLMRouter(mode="both")
 
 
 def _probe() -> LLMRouter:
@@ -66,11 +66,11 @@ def _probe() -> LLMRouter:
 
 
 # The routers a name selects (the client's `router=`, the CLI's and the proxy's `--router`):
-# "llm" is `LLMRouter()` (a routing question, then the stage-2 answer decides), "answer" and
-# "probe" its other modes (the answer alone, the question alone).
+# "llm" is `LLMRouter()` (the stage-2 answer under auto decides), "both" and "probe" its
+# other modes (a routing question first, then the answer; the question alone).
 _NAMED: dict[str, Callable[[], Any]] = {
     "llm": LLMRouter,
-    "answer": _answer,
+    "both": _both,
     "probe": _probe,
     "always": AlwaysRouter,
     "never": NeverRouter,

@@ -1,20 +1,23 @@
 """`LLMRouter`: the served model decides whether a tool is needed.
 
 Three ways to ask it:
-- `mode="both"` (the default): a tiny routing question about the user's last message first
-  ("is a tool needed?", a constrained JSON answer). "No" gives a plain answer without tools;
-  "yes" sends every tool to stage 2 under `tool_choice="auto"`, where the model's answer
-  decides again: a call (validated, and retried forced) or a text answer. A call happens
-  only when both say so. After a tool result there is no question: the answer decides.
-- `mode="answer"`: no question; the stage-2 answer under `auto` decides alone.
-- `mode="probe"`: the question (on the recent transcript, naming up to `shortlist` tools),
-  and a "call" forces stage 2 (`required`, or named) over the named tools.
+- `mode="answer"` (the default): no question before stage 2. The model is offered every
+  tool under `tool_choice="auto"` and its answer is the decision: a call (validated, and
+  retried forced after feedback) or a text answer.
+- `mode="both"`: a tiny routing question about the user's last message first ("is a tool
+  needed?", a constrained JSON answer). "No" gives a plain answer without tools; "yes" goes
+  on as `answer`, so a call happens only when both say so. After a tool result there is no
+  question.
+- `mode="probe"`: the question over the recent transcript, and a "call" forces stage 2
+  (`required`, or named) over the tools it names.
 
-Measured on Qwen2.5-Coder-0.5B-Instruct over 166 non-live BFCL examples and their variants
-(benchmarks/router_live.py, docs/routing.md): `probe` reached accuracy 0.61 (recall 0.75,
-0.51 of the no-call cases left alone), `answer` 0.69 (0.92, 0.52) with no extra request, and
-`both` 0.74 (0.82, 0.68). A probe reworded as yes/no or multiple choice and read from the
-answer token's log-probabilities did not separate the classes (ROC AUC 0.58-0.64).
+Measured on Qwen2.5-Coder-0.5B-Instruct (benchmarks/router_live.py, docs/routing.md): over
+166 non-live BFCL examples and variants, `probe` reached accuracy 0.62 (recall 0.78, 0.50 of
+the no-call cases left alone), `answer` 0.70 (0.92, 0.53) with no extra request, `both`
+0.73 (0.81, 0.67); but on the ladder's call cases the question said "no" to 15 of 47
+invoice requests and 17 of 50 BFCL `multiple` ones, where `answer` loses none to stage 1.
+A question reworded as yes/no or multiple choice and read from the answer token's
+log-probabilities did not separate the classes (ROC AUC 0.58-0.64).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from toolcall_sdk.routing._tool_specs import tool_specs
 
 __all__ = ["ROUTER_MODES", "LLMRouter", "RouterMode"]
 
-RouterMode = Literal["both", "answer", "probe"]
+RouterMode = Literal["answer", "both", "probe"]
 ROUTER_MODES: tuple[RouterMode, ...] = get_args(RouterMode)
 
 # The router's question is asked in a fresh two-message conversation (system + user) so
@@ -73,17 +76,18 @@ _BASE_TOKENS = 16
 class LLMRouter:
     """Let the served model itself decide whether a tool is needed.
 
-    `mode="both"` (the default) asks one short routing question about the user's last
-    message (structured output, temperature 0, a handful of tokens). A "no" ends in a plain
-    answer without tools; a "yes" offers every tool under `tool_choice="auto"`, and the
-    model's answer decides again (`RouteDecision.answer_decides`): a call it makes (read from
-    its text too, offered tools only) is validated and, when wrong, fed back and retried
-    forced; a text answer ends the step. A conversation that ends with a tool result gets no
-    question.
+    `mode="answer"` (the default) sends no routing request: the decision says
+    `answer_decides`, and stage 2 offers every tool under `tool_choice="auto"`. A call the
+    model makes (read from its text too, offered tools only) is validated and, when wrong,
+    fed back and retried forced (named when one tool is left); a text answer ends the step.
+    A model that answers in text where a call was needed, or calls where none was, is what
+    this mode cannot catch.
 
-    `mode="answer"` asks nothing: stage 2 under `auto` decides alone (no extra request, more
-    needless calls on a small model). `mode="probe"` asks the question over the recent
-    transcript and forces stage 2 on "yes".
+    `mode="both"` first asks one short routing question about the user's last message
+    (structured output, temperature 0, a handful of tokens): a "no" ends in a plain answer
+    without tools, a "yes" goes on as `answer`. A conversation that ends with a tool result
+    gets no question. Fewer needless calls, more missed ones on a small model.
+    `mode="probe"` asks the question over the recent transcript and forces stage 2 on "yes".
 
     The question's answer is `{"need_tool": bool, "tools": [names]}` with `shortlist` (the
     default), the names restricted by the schema to the offered tools (in `probe` mode the
@@ -97,8 +101,8 @@ class LLMRouter:
     `requests`, `prompt_tokens`, `completion_tokens` and `latency_s`.
 
     Args:
-        mode: `"both"` (the question, then the answer), `"answer"` (the answer alone) or
-            `"probe"` (the question alone, then a forced call).
+        mode: `"answer"` (the stage-2 answer decides), `"both"` (a question, then the
+            answer) or `"probe"` (the question alone, then a forced call).
         max_tokens: Token budget of the question's answer; None sizes it from `shortlist`.
         shortlist: How many tools the model may name (0: only "call or not").
         client: An OpenAI-compatible client for standalone use.
@@ -110,7 +114,7 @@ class LLMRouter:
     def __init__(
         self,
         *,
-        mode: RouterMode = "both",
+        mode: RouterMode = "answer",
         max_tokens: int | None = None,
         shortlist: int = 3,
         client: Any = None,

@@ -166,7 +166,8 @@ def test_the_loop_guard_gives_feedback_then_stops_a_repeated_call(
     make_client: ClientFactory, get_weather: Any, ledger: Ledger
 ) -> None:
     model = ScriptedModel(lambda request: tool_call("get_weather", {"city": "Oslo"}))
-    client = make_client(model, [get_weather])  # router "always": every step calls
+    # Every step forced: a later step that may answer would be told to answer instead.
+    client = make_client(model, [get_weather], force="every_step")
 
     with pytest.raises(LoopDetected) as stopped:
         client.run("Weather in Oslo?", max_steps=10)
@@ -199,7 +200,7 @@ def test_the_loop_guard_lets_the_model_answer_after_its_feedback(
         [repeat, repeat, text("It is 18 degrees in Oslo.")],
         route_answer=verdicts(True, True, False),
     )
-    client = make_client(model, [get_weather], router="probe", max_retries=0)
+    client = make_client(model, [get_weather], router="probe", max_retries=0, force="every_step")
 
     result = client.run("Weather in Oslo?", max_steps=5, loop_guard=2)
 

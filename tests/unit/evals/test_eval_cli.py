@@ -334,18 +334,32 @@ def test_max_tokens_defaults_to_256_in_every_request_and_the_report(tmp_path: Pa
     assert default.exit_code == 0, default.output
     assert unset.exit_code == 0, unset.output
     assert len(sent_default) >= len(LADDER)
-    # Every answer is bounded; the LLM router's question keeps its own, smaller budget.
-    answers = [r.json or {} for r in sent_default if r.stage != "route"]
+    # Every answer is bounded (the default router asks no question of its own).
+    answers = [r.json or {} for r in sent_default]
     assert len(answers) == len(LADDER)
     assert [body.get("max_tokens") for body in answers] == [256] * len(LADDER)
-    routes = [r.json or {} for r in sent_default if r.stage == "route"]
-    assert routes
-    assert all(0 < body["max_tokens"] < 256 for body in routes)
-    assert all("max_tokens" not in (r.json or {}) for r in sent_unset if r.stage != "route")
+    assert all("max_tokens" not in (r.json or {}) for r in sent_unset)
     meta = json.loads((tmp_path / "a" / "report.json").read_text())["meta"]
     assert meta["max_tokens"] == 256
     assert "- max_tokens: `256`" in (tmp_path / "a" / "report.md").read_text()
     assert json.loads((tmp_path / "b" / "report.json").read_text())["meta"]["max_tokens"] is None
+
+
+def test_a_routing_questions_budget_stays_its_own_and_smaller(tmp_path: Path) -> None:
+    model = ScriptedModel(weather, route_answer=True)
+    cases = json_cases(tmp_path, count=1)
+
+    with model.serve() as base_url:
+        result = CliRunner().invoke(
+            app, eval_argv(cases, base_url, tmp_path / "a", "--router", "both")
+        )
+
+    assert result.exit_code == 0, result.output
+    routes = [r.json or {} for r in model.chat_requests if r.stage == "route"]
+    assert len(routes) == 1  # the full rung's question
+    assert 0 < routes[0]["max_tokens"] < 256
+    answers = [r.json or {} for r in model.chat_requests if r.stage != "route"]
+    assert [body.get("max_tokens") for body in answers] == [256] * len(LADDER)
 
 
 PROGRESS_LINE = re.compile(r"^eval: (\d+)/12 done, \d+:\d\d:\d\d elapsed, (\d+) failed$")

@@ -28,7 +28,7 @@ def _client(model: ScriptedModel, tools: list[Any], **options: Any) -> ToolCallC
     )
 
 
-def test_default_llm_router_asks_then_lets_the_answer_decide(
+def test_both_router_asks_then_lets_the_answer_decide(
     get_weather: Any, create_invoice: Any
 ) -> None:
     model = ScriptedModel([tool_call("get_weather", WEATHER)], route_answer=True)
@@ -38,7 +38,7 @@ def test_default_llm_router_asks_then_lets_the_answer_decide(
         {"role": "user", "content": "Weather in Oslo?"},
     ]
 
-    result = _client(model, [create_invoice, get_weather]).call(history)
+    result = _client(model, [create_invoice, get_weather], router="both").call(history)
 
     probe, call = model.requests
     assert probe.stage == "route"
@@ -57,12 +57,12 @@ def test_default_llm_router_asks_then_lets_the_answer_decide(
     assert result.calls[0].arguments.model_dump() == WEATHER
 
 
-def test_default_llm_router_no_gives_a_plain_answer_without_tools(
+def test_both_router_no_gives_a_plain_answer_without_tools(
     get_weather: Any, ledger: Ledger
 ) -> None:
     model = ScriptedModel([text("The capital of France is Paris.")], route_answer=False)
 
-    result = _client(model, [get_weather]).run("What is the capital of France?")
+    result = _client(model, [get_weather], router="both").run("What is the capital of France?")
 
     probe, answer = model.requests
     assert probe.stage == "route"
@@ -75,7 +75,7 @@ def test_default_llm_router_no_gives_a_plain_answer_without_tools(
 def test_a_text_answer_after_a_yes_ends_the_call(get_weather: Any, ledger: Ledger) -> None:
     model = ScriptedModel([text("Paris is the capital of France.")], route_answer=True)
 
-    result = _client(model, [get_weather]).run("What is the capital of France?")
+    result = _client(model, [get_weather], router="both").run("What is the capital of France?")
 
     _, request = model.requests
     assert (request.stage, request.tool_choice) == ("call", "auto")
@@ -111,15 +111,31 @@ def test_after_a_tool_result_the_answer_decides_without_a_question(get_weather: 
     assert result.content == "It is 18 degrees in Oslo."
 
 
-def test_answer_mode_asks_no_question(get_weather: Any) -> None:
+def test_default_llm_router_lets_the_answer_decide_with_no_question(
+    get_weather: Any, create_invoice: Any
+) -> None:
     model = ScriptedModel([tool_call("get_weather", WEATHER)])
 
-    result = _client(model, [get_weather], router="answer").call("Weather in Oslo?")
+    result = _client(model, [create_invoice, get_weather]).call("Weather in Oslo?")
 
-    [call] = model.requests
-    assert (call.stage, call.tool_choice) == ("call", "auto")
-    assert result.route.answer_decides
-    assert result.called
+    [call] = model.requests  # no routing request
+    assert (call.stage, call.tool_choice, call.temperature) == ("call", "auto", 0)
+    assert [t["function"]["name"] for t in call.tools or []] == ["create_invoice", "get_weather"]
+    assert call.messages == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert (result.route.router, result.route.answer_decides) == ("llm", True)
+    assert result.calls[0].arguments.model_dump() == WEATHER
+
+
+def test_default_llm_router_ends_with_a_text_answer(get_weather: Any, ledger: Ledger) -> None:
+    model = ScriptedModel([text("Hello! How can I help?")])
+
+    result = _client(model, [get_weather]).run("Hi there!")
+
+    [request] = model.requests
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert result.called is False
+    assert result.content == "Hello! How can I help?"
+    assert ledger.calls == []
 
 
 def test_a_call_to_a_tool_nobody_offered_is_asked_again_without_tools(
@@ -130,7 +146,7 @@ def test_a_call_to_a_tool_nobody_offered_is_asked_again_without_tools(
 
     result = _client(model, [get_weather]).run("Tell me a joke about cats.")
 
-    _, first, second = model.requests
+    first, second = model.requests
     assert (first.stage, first.tool_choice) == ("call", "auto")
     assert (second.stage, second.tools, second.tool_choice) == ("answer", None, None)
     assert second.messages == [{"role": "user", "content": "Tell me a joke about cats."}]
@@ -148,7 +164,7 @@ def test_a_wrong_call_in_the_answer_is_fed_back_and_retried_forced(
 
     result = _client(model, [get_weather]).run("Weather in Oslo?")
 
-    _, first, second = model.requests
+    first, second = model.requests
     assert first.tool_choice == "auto"
     assert second.tool_choice == NAMED  # the model called: its retry may not dodge in text
     assert "city" in str(second.messages[-1]["content"])
@@ -303,7 +319,7 @@ def test_router_object_and_bad_answers(make_client: ClientFactory, get_weather: 
 
 
 def test_unknown_router_name(get_weather: Any) -> None:
-    with pytest.raises(RouterError, match="'llm', 'answer', 'probe', 'always', 'never'"):
+    with pytest.raises(RouterError, match="'llm', 'both', 'probe', 'always', 'never'"):
         ToolCallClient(
             base_url="http://127.0.0.1:9/v1", model="m", tools=[get_weather], router="smart"
         )
