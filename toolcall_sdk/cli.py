@@ -500,7 +500,8 @@ def eval_(
             "-p",
             metavar="NAME",
             help="A pipeline to run, repeatable (default: all six): auto, auto+parser, "
-            "auto+recover, required, required+validate, full.",
+            "auto+recover, required, required+validate, full; for multi-step tasks "
+            "(default: all three): raw-loop, agent, agent-route-first.",
         ),
     ] = None,
     concurrency: Annotated[
@@ -514,8 +515,8 @@ def eval_(
         typer.Option(
             "--router",
             metavar="NAME",
-            help="The full pipeline's router: llm (the model's answer under auto decides), "
-            "probe (a routing question first), always, never.",
+            help="The router of the full and agent pipelines: llm (the model's answer "
+            "under auto decides), both (a routing question first), probe, always, never.",
         ),
     ] = "llm",
     max_retries: Annotated[
@@ -588,18 +589,20 @@ def eval_(
     from toolcall_sdk._console import cli_console
     from toolcall_sdk._errors import ToolCallError
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
-    from toolcall_sdk.evals._pipelines import LADDER, EvalSettings
+    from toolcall_sdk.evals._pipelines import ALL_PIPELINES, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
+    from toolcall_sdk.evals._runner import check_kinds, default_pipelines
     from toolcall_sdk.grounding._policy import CHOICES
     from toolcall_sdk.routing import ROUTER_NAMES
 
     for case_file in cases or []:
         if looks_like_url(case_file):
             _url_is_not_an_argument("--base-url", case_file, "the arguments of eval are case files")
-    chosen = pipeline or list(LADDER)
-    unknown = [p for p in chosen if p not in LADDER]
+    unknown = [p for p in pipeline or [] if p not in ALL_PIPELINES]
     if unknown:
-        raise typer.BadParameter(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
+        raise typer.BadParameter(
+            f"unknown pipeline(s) {unknown}; choose from {', '.join(ALL_PIPELINES)}"
+        )
     if router not in ROUTER_NAMES:
         raise typer.BadParameter(f"--router must be one of {', '.join(ROUTER_NAMES)}")
     if max_tokens < 0:
@@ -608,6 +611,8 @@ def eval_(
         raise typer.BadParameter(f"--grounding must be one of {', '.join(CHOICES)}")
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
+        chosen = list(pipeline) if pipeline else default_pipelines(loaded)
+        check_kinds(loaded, chosen)
         served = preflight(base_url, model=model, api_key=api_key, timeout=timeout)
         if wrong_parser_base_url and "auto" in chosen:
             preflight(wrong_parser_base_url, model=served, api_key=api_key, timeout=timeout)

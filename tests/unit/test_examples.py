@@ -200,7 +200,8 @@ def test_agent_loop_pauses_for_approval_and_finishes() -> None:
     ).stdout
     assert "step 1: [('find_customer', 'CUS-000042')]" in out
     assert 'step 2 waits: send_invoice({"customer_id": "CUS-000042", "amount_vnd": 1500000})' in out
-    assert "step 2: [('send_invoice', {'invoice_id': 'INV-0007'" in out
+    sent = "Sent invoice INV-0007 for 1500000 VND to CUS-000042."
+    assert f"step 2: [('send_invoice', '{sent}')]" in out
     assert "step 3: answer 'Invoice INV-0007 for 1,500,000 VND is on its way to Acme.'" in out
 
 

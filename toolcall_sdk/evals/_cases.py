@@ -17,6 +17,15 @@ file from elsewhere is data until its reader says it trusts it. `expected` is
 `{"calls": []}` (no call is right) or a list of calls; a call gives `arguments` (exact values)
 and/or `accept` (BFCL's convention: each parameter maps to a list of acceptable values, and
 `""` in the list means the parameter may be left out).
+
+A multi-step task (for the agent-loop pipelines, `raw-loop` and `agent`) adds an `agent`
+object: its expected calls are then a chain, each made after the one before it, and the
+run must end in a text answer holding every fact::
+
+    "agent": {"max_steps": 5, "answer": ["billing@acme.example", ["4800000", "4.8 million"]]}
+
+Each fact is a string or a list of acceptable spellings (case is ignored, and thousands
+separators in numbers: `4,800,000` holds `4800000`).
 """
 
 from __future__ import annotations
@@ -37,7 +46,9 @@ from toolcall_sdk.evals._bundled import missing_case_file
 from toolcall_sdk.evals._schema_tool import tool_from_openai
 
 __all__ = [
+    "DEFAULT_AGENT_MAX_STEPS",
     "OMITTED",
+    "AgentSpec",
     "CaseFormatError",
     "EvalCase",
     "ExpectedCall",
@@ -48,6 +59,9 @@ __all__ = [
 
 OMITTED = ""
 """In an `accept` list: the parameter may be left out (BFCL's convention)."""
+
+DEFAULT_AGENT_MAX_STEPS = 6
+"""A multi-step task's step bound when its `agent` object gives none."""
 
 
 class CaseFormatError(ToolCallError, ValueError):
@@ -77,6 +91,20 @@ class ExpectedCall:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """What makes a case a multi-step task: its bound and the facts its answer must hold.
+
+    Attributes:
+        max_steps: The run's `max_steps`.
+        answer: The facts; each is a tuple of acceptable spellings, one of which must be in
+            the final text answer.
+    """
+
+    max_steps: int = DEFAULT_AGENT_MAX_STEPS
+    answer: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class EvalCase:
     """One eval case.
 
@@ -89,6 +117,8 @@ class EvalCase:
         context: Validation context for the SDK pipelines (e.g. `{"today": "2026-12-01"}`).
         source: Where the case came from (`file:line`), for error messages.
         checker: `"exact"` (this package's matcher) or `"bfcl"` (BFCL's AST-checker rules).
+        agent: Set for a multi-step task (`"agent"` in the file): the expected calls are
+            then a chain in order, and the run's answer must hold the facts.
     """
 
     id: str
@@ -100,6 +130,7 @@ class EvalCase:
     source: str = ""
     checker: str = "exact"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    agent: AgentSpec | None = None
 
     @property
     def expects_call(self) -> bool:
@@ -195,7 +226,10 @@ def parse_case(
     context = raw.get("context")
     if context is not None and not isinstance(context, dict):
         raise CaseFormatError("'context' must be an object", source=source)
-    known = {"id", "messages", "tools", "expected", "category", "context"}
+    agent = _agent(raw.get("agent"), source)
+    if agent is not None and not expected:
+        raise CaseFormatError("a multi-step task ('agent') needs expected calls", source=source)
+    known = {"id", "messages", "tools", "expected", "category", "context", "agent"}
     return EvalCase(
         id=case_id,
         messages=tuple(messages),
@@ -205,6 +239,7 @@ def parse_case(
         context=context,
         source=source,
         extra={k: v for k, v in raw.items() if k not in known},
+        agent=agent,
     )
 
 
@@ -330,3 +365,28 @@ def _expected(raw: Any, source: str) -> tuple[ExpectedCall, ...]:
             accept[key] = list(values)
         out.append(ExpectedCall(name=call["name"], accept=accept))
     return tuple(out)
+
+
+def _agent(raw: Any, source: str) -> AgentSpec | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise CaseFormatError("'agent' must be an object", source=source)
+    unknown = set(raw) - {"max_steps", "answer"}
+    if unknown:
+        raise CaseFormatError(f"unknown 'agent' key(s) {sorted(unknown)}", source=source)
+    max_steps = raw.get("max_steps", DEFAULT_AGENT_MAX_STEPS)
+    if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 2:
+        raise CaseFormatError("'agent.max_steps' must be an integer of 2 or more", source=source)
+    facts = raw.get("answer", [])
+    if not isinstance(facts, list):
+        raise CaseFormatError("'agent.answer' must be a list of facts", source=source)
+    answer: list[tuple[str, ...]] = []
+    for fact in facts:
+        spellings = fact if isinstance(fact, list) else [fact]
+        if not spellings or not all(isinstance(s, str) and s.strip() for s in spellings):
+            raise CaseFormatError(
+                "each 'agent.answer' fact is a non-empty string or a list of them", source=source
+            )
+        answer.append(tuple(spellings))
+    return AgentSpec(max_steps=max_steps, answer=tuple(answer))

@@ -14,7 +14,7 @@ from toolcall_sdk.evals._bfcl_cases import bfcl_cases
 from toolcall_sdk.evals._cases import EvalCase, load_cases
 from toolcall_sdk.evals._files import write_reports
 from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
-from toolcall_sdk.evals._pipelines import LADDER
+from toolcall_sdk.evals._pipelines import ALL_PIPELINES
 from toolcall_sdk.evals._progress import ProgressMode, open_progress
 from toolcall_sdk.evals._report import build_report
 from toolcall_sdk.evals._runner import load_records, run_eval
@@ -57,7 +57,7 @@ def gather_cases(
 def report_meta(settings: EvalSettings, source: str, pipelines: Sequence[str]) -> dict[str, Any]:
     """The report's `meta`: the run's settings, its cases, its rungs and their servers."""
     meta: dict[str, Any] = {**describe_settings(settings), "cases": source}
-    meta["pipelines"] = ",".join(p for p in LADDER if p in pipelines)
+    meta["pipelines"] = ",".join(p for p in ALL_PIPELINES if p in pipelines)
     if "auto" in pipelines:
         meta["auto_server"] = auto_server_note(settings)
     meta["seed"] = SEED_SOURCE

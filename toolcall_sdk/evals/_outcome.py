@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from toolcall_sdk.evals._matching import MadeCall
 
@@ -32,6 +33,10 @@ class PipelineOutcome:
         unfinished: Why the server could not be used (connection, timeout, 429, 5xx after
             the retries), or None. Such an outcome is not a result: it is not stored, and
             the next run tries the pair again.
+        steps: Steps the agent-loop pipelines took (0 for the single-step rungs).
+        trace: One entry per step of an agent-loop pipeline: `step`, `route` (the router's
+            call/no-call, None where no router decided), `router` and `calls` (those that
+            ran, as `{"name", "arguments"}`).
     """
 
     calls: list[MadeCall] = field(default_factory=list)
@@ -48,6 +53,8 @@ class PipelineOutcome:
     completion_tokens: int = 0
     latency_s: float = 0.0
     unfinished: str | None = None
+    steps: int = 0
+    trace: list[dict[str, Any]] = field(default_factory=list)
 
 
 def first_line(text: str, limit: int = 200) -> str:

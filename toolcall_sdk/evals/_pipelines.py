@@ -13,6 +13,10 @@
 - `full`: the SDK as users get it: router, forced call, validation, feedback retries,
   recovery of calls the server's parser missed.
 
+Multi-step tasks (cases with an `agent` object) have their own pipelines, `AGENT_LADDER`:
+`raw-loop` (a hand-written loop over the openai client), `agent` (the SDK's loop) and
+`agent-route-first` (the SDK's loop, router at the first step only), in `_agent_rungs.py`.
+
 Each pipeline returns a `PipelineOutcome`: the calls made (JSON-normal arguments), or the
 hard failure, plus what it cost (requests, tokens, latency). The raw rungs live in
 `_raw_rungs.py`, the SDK rungs in `_sdk_rungs.py`.
@@ -26,6 +30,7 @@ from typing import Final
 
 import httpx2
 
+from toolcall_sdk.evals._agent_rungs import AGENT_RUNGS, run_agent
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._outcome import PipelineOutcome
 from toolcall_sdk.evals._raw_rungs import RAW_RUNGS, run_raw
@@ -33,6 +38,8 @@ from toolcall_sdk.evals._sdk_rungs import run_sdk
 from toolcall_sdk.evals._settings import EvalSettings, describe_settings
 
 __all__ = [
+    "AGENT_LADDER",
+    "ALL_PIPELINES",
     "LADDER",
     "PIPELINES",
     "EvalSettings",
@@ -52,7 +59,13 @@ LADDER: Final[tuple[str, ...]] = (
 )
 """The pipelines, from least to most help, in report order."""
 
-PIPELINES: Final[frozenset[str]] = frozenset(LADDER)
+AGENT_LADDER: Final[tuple[str, ...]] = AGENT_RUNGS
+"""The agent-loop pipelines for multi-step tasks, baseline first, in report order."""
+
+ALL_PIPELINES: Final[tuple[str, ...]] = (*LADDER, *AGENT_LADDER)
+"""Every pipeline, in report order."""
+
+PIPELINES: Final[frozenset[str]] = frozenset(ALL_PIPELINES)
 
 
 class _Counter:
@@ -97,7 +110,7 @@ async def run_pipeline(
     """Run one case through one pipeline of the ladder.
 
     Args:
-        pipeline: One of `LADDER`.
+        pipeline: One of `LADDER`, or of `AGENT_LADDER` for a multi-step task.
         case: The case.
         settings: Servers, model and the `full` pipeline's options.
         http_client: From `counting_http_client()`; shared by every case.
@@ -106,12 +119,14 @@ async def run_pipeline(
         ValueError: An unknown pipeline name.
     """
     if pipeline not in PIPELINES:
-        raise ValueError(f"unknown pipeline {pipeline!r}; choose from {', '.join(LADDER)}")
+        raise ValueError(f"unknown pipeline {pipeline!r}; choose from {', '.join(ALL_PIPELINES)}")
     counter = _Counter()
     token = _current.set(counter)
     started = time.monotonic()
     try:
-        if pipeline in RAW_RUNGS:
+        if pipeline in AGENT_LADDER:
+            outcome = await run_agent(pipeline, case, settings, http_client)
+        elif pipeline in RAW_RUNGS:
             outcome = await run_raw(pipeline, case, settings, http_client)
         else:
             outcome = await run_sdk(pipeline, case, settings, http_client)

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
-from toolcall_sdk.evals._pipelines import LADDER
+from toolcall_sdk.evals._pipelines import ALL_PIPELINES
 from toolcall_sdk.evals._seed import SEED_PASS_RATES
 from toolcall_sdk.evals._taxonomy import CLASSES
 
@@ -39,6 +39,7 @@ class LadderRow:
         latency_p95_s: 95th percentile latency per case.
         seed_pass_rate: The seed article's figure for this rung (`SEED_PASS_RATES`), or
             None where the seed has no such row.
+        steps_per_case: Mean steps per case of the agent-loop pipelines (0 for the others).
     """
 
     pipeline: str
@@ -56,6 +57,7 @@ class LadderRow:
     latency_p50_s: float
     latency_p95_s: float
     seed_pass_rate: float | None = None
+    steps_per_case: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,7 @@ def build_report(
     records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
 ) -> EvalReport:
     """Aggregate per-case records (from `run_eval`) into the ladder and breakdowns."""
-    pipelines = [p for p in LADDER if any(r["pipeline"] == p for r in records)]
+    pipelines = [p for p in ALL_PIPELINES if any(r["pipeline"] == p for r in records)]
     pipelines += sorted({r["pipeline"] for r in records} - set(pipelines))
     ladder = [_row(p, [r for r in records if r["pipeline"] == p]) for p in pipelines]
     return EvalReport(
@@ -160,6 +162,7 @@ def _row(pipeline: str, records: Sequence[Mapping[str, Any]]) -> LadderRow:
         latency_p50_s=percentile(latencies, 50),
         latency_p95_s=percentile(latencies, 95),
         seed_pass_rate=SEED_PASS_RATES.get(pipeline),
+        steps_per_case=sum(int(r.get("steps") or 0) for r in records) / n if n else 0.0,
     )
 
 

@@ -18,12 +18,14 @@ from typing import Any
 
 import httpx2
 
+from toolcall_sdk.evals._agent_score import chain_progress, score_agent
 from toolcall_sdk.evals._bfcl_cases import bfcl_matcher
 from toolcall_sdk.evals._cases import EvalCase
-from toolcall_sdk.evals._matching import Matcher, match_calls
+from toolcall_sdk.evals._matching import MadeCall, Matcher, match_calls
 from toolcall_sdk.evals._outdir import RESULTS_FILE, prepare_out_dir
 from toolcall_sdk.evals._pipelines import (
-    LADDER,
+    AGENT_LADDER,
+    ALL_PIPELINES,
     PIPELINES,
     EvalSettings,
     PipelineOutcome,
@@ -32,7 +34,14 @@ from toolcall_sdk.evals._pipelines import (
 )
 from toolcall_sdk.evals._taxonomy import classify
 
-__all__ = ["RESULTS_FILE", "load_records", "run_eval", "run_eval_sync"]
+__all__ = [
+    "RESULTS_FILE",
+    "check_kinds",
+    "default_pipelines",
+    "load_records",
+    "run_eval",
+    "run_eval_sync",
+]
 
 OnResult = Callable[[dict[str, Any]], None]
 OnUnfinished = Callable[[EvalCase, str, str], None]
@@ -62,7 +71,7 @@ async def run_eval(
     cases: Sequence[EvalCase],
     settings: EvalSettings,
     *,
-    pipelines: Sequence[str] = LADDER,
+    pipelines: Sequence[str] | None = None,
     out_dir: str | Path | None = None,
     concurrency: int = 4,
     transport: httpx2.AsyncBaseTransport | None = None,
@@ -74,7 +83,8 @@ async def run_eval(
     Args:
         cases: The cases, in report order.
         settings: Server, model, router.
-        pipelines: Which rungs of the ladder to run.
+        pipelines: Which pipelines to run (default: `default_pipelines(cases)`: the six
+            rungs, or the agent loops for multi-step tasks).
         out_dir: Folder for `results.jsonl`; pairs already in it are not run again.
         concurrency: Most (case, pipeline) pairs in flight at once.
         transport: An `httpx2` transport instead of the network (tests).
@@ -86,15 +96,20 @@ async def run_eval(
         One record per finished (case, pipeline), ordered by case then ladder order.
 
     Raises:
-        ValueError: An unknown pipeline, or `concurrency` below 1.
+        ValueError: An unknown pipeline, `concurrency` below 1, or a pipeline given cases
+            of the other kind (the agent-loop pipelines take multi-step tasks only, the
+            ladder's single-step cases only).
         OutDirConflictError: `out_dir` holds results of a run with other settings.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    if pipelines is None:
+        pipelines = default_pipelines(cases)
     unknown = [p for p in pipelines if p not in PIPELINES]
     if unknown:
-        raise ValueError(f"unknown pipeline(s) {unknown}; choose from {', '.join(LADDER)}")
-    order = [p for p in LADDER if p in pipelines]
+        raise ValueError(f"unknown pipeline(s) {unknown}; choose from {', '.join(ALL_PIPELINES)}")
+    check_kinds(cases, pipelines)
+    order = [p for p in ALL_PIPELINES if p in pipelines]
     results_path = Path(out_dir) / RESULTS_FILE if out_dir is not None else None
     if results_path is not None:
         prepare_out_dir(results_path.parent, settings)
@@ -132,6 +147,36 @@ async def run_eval(
     return [merged[(c.id, p)] for c in cases for p in order if (c.id, p) in merged]
 
 
+def check_kinds(cases: Sequence[EvalCase], pipelines: Sequence[str]) -> None:
+    """Refuse pipelines given cases they cannot judge.
+
+    Raises:
+        ValueError: An agent-loop pipeline with a single-step case, or a ladder pipeline
+            with a multi-step task; the message names the case.
+    """
+    agent = [p for p in pipelines if p in AGENT_LADDER]
+    ladder = [p for p in pipelines if p not in AGENT_LADDER]
+    for case in cases:
+        if agent and case.agent is None:
+            raise ValueError(
+                f"case {case.id!r} is a single-step case, and {agent[0]} runs multi-step "
+                "tasks only (cases with an 'agent' object): choose ladder pipelines for it"
+            )
+        if ladder and case.agent is not None:
+            raise ValueError(
+                f"case {case.id!r} is a multi-step task, and {ladder[0]} judges one step: "
+                f"choose agent pipelines ({', '.join(AGENT_LADDER)}) for it"
+            )
+
+
+def default_pipelines(cases: Sequence[EvalCase]) -> list[str]:
+    """The pipelines a run uses when none are named: the agent loops for multi-step tasks,
+    the six rungs otherwise."""
+    if cases and all(case.agent is not None for case in cases):
+        return list(AGENT_LADDER)
+    return [p for p in ALL_PIPELINES if p not in AGENT_LADDER]
+
+
 def run_eval_sync(
     cases: Sequence[EvalCase], settings: EvalSettings, **options: Any
 ) -> list[dict[str, Any]]:
@@ -148,8 +193,19 @@ def _matcher(case: EvalCase) -> Matcher:
 
 
 def make_record(case: EvalCase, pipeline: str, outcome: PipelineOutcome) -> dict[str, Any]:
-    """The stored form of one (case, pipeline) result."""
-    verdict = classify(case, outcome, _matcher(case))
+    """The stored form of one (case, pipeline) result.
+
+    A multi-step task's record adds `steps` and `trace`: per step, the router's decision
+    (`route`), the calls that ran, and `needed`: whether the chain was still incomplete when
+    the step began (the right answer to "call again or answer now").
+    """
+    if case.agent is not None:
+        verdict = score_agent(case, outcome)
+    else:
+        verdict = classify(case, outcome, _matcher(case))
+    extra: dict[str, Any] = {}
+    if case.agent is not None:
+        extra = {"steps": outcome.steps, "trace": _trace(case, outcome)}
     return {
         "case_id": case.id,
         "pipeline": pipeline,
@@ -165,4 +221,15 @@ def make_record(case: EvalCase, pipeline: str, outcome: PipelineOutcome) -> dict
         "latency_s": round(outcome.latency_s, 4),
         "calls": [{"name": c.name, "arguments": dict(c.arguments)} for c in outcome.calls],
         "expected": [{"name": c.name, "accept": dict(c.accept)} for c in case.expected],
+        **extra,
     }
+
+
+def _trace(case: EvalCase, outcome: PipelineOutcome) -> list[dict[str, Any]]:
+    before: list[MadeCall] = []
+    out: list[dict[str, Any]] = []
+    for entry in outcome.trace:
+        needed = chain_progress(case.expected, before) < len(case.expected)
+        out.append({**entry, "needed": needed})
+        before.extend(MadeCall(c["name"], c["arguments"]) for c in entry["calls"])
+    return out

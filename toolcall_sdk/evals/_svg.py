@@ -24,6 +24,7 @@ COLORS: Final[dict[str, str]] = {
     "hard_fail": "#c62828",
     "missed_call": "#6a1b9a",
     "spurious_call": "#1565c0",
+    "wrong_answer": "#546e7a",
 }
 _LABEL_W: Final = 150
 _BAR_W: Final = 480

@@ -10,6 +10,8 @@ Classes, checked in this order:
 - `wrong_args`: the right tools, but an argument is missing, unexpected or not among the
   acceptable values; `field` names it.
 - `pass`: everything as expected.
+- `wrong_answer` (multi-step tasks only, `_agent_score.py`): the calls ran, the final text
+  answer lacks a fact the task names.
 
 Flags ride along: `parser_miss` (the server's parser left a call in the text), `repaired`
 (a deterministic repair made the arguments valid) and the number of attempts.
@@ -27,7 +29,7 @@ from toolcall_sdk.evals._pipelines import PipelineOutcome
 __all__ = ["CLASSES", "FAILURE_CLASSES", "Verdict", "VerdictClass", "classify"]
 
 VerdictClass = Literal[
-    "pass", "wrong_tool", "wrong_args", "hard_fail", "missed_call", "spurious_call"
+    "pass", "wrong_tool", "wrong_args", "hard_fail", "missed_call", "spurious_call", "wrong_answer"
 ]
 CLASSES: Final[tuple[VerdictClass, ...]] = (
     "pass",
@@ -36,6 +38,7 @@ CLASSES: Final[tuple[VerdictClass, ...]] = (
     "hard_fail",
     "missed_call",
     "spurious_call",
+    "wrong_answer",
 )
 FAILURE_CLASSES: Final[tuple[VerdictClass, ...]] = CLASSES[1:]
 

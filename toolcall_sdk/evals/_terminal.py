@@ -40,7 +40,17 @@ def ladder_table(report: EvalReport) -> Table:
         table.add_column(column, justify="left" if column == "pipeline" else "right")
     for column in ("wrong_tool", "wrong_args", "hard_fail", "missed", "spurious", "parser_miss"):
         table.add_column(column, justify="right")
+    # Multi-step tasks add their own columns; the ladder's table stays as it was without them.
+    agent = any(row.steps_per_case for row in report.ladder)
+    if agent:
+        table.add_column("wrong_answer", justify="right")
+        table.add_column("steps", justify="right")
     for row in report.ladder:
+        extra = (
+            (str(row.classes.get("wrong_answer", 0)), f"{row.steps_per_case:.2f}/case")
+            if agent
+            else ()
+        )
         table.add_row(
             plain(row.pipeline),
             f"{row.pass_rate:.1%}",
@@ -54,6 +64,7 @@ def ladder_table(report: EvalReport) -> Table:
             str(row.classes["missed_call"]),
             str(row.classes["spurious_call"]),
             str(row.parser_miss),
+            *extra,
         )
     return table
 
