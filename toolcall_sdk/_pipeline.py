@@ -887,10 +887,13 @@ def _plain_answer(
     # the tools in the prompt, `tool_choice="none"` or not, a small model writes a call as
     # its text answer (Qwen2.5-Coder-0.5B asked the capital of France answers with a
     # get_weather call). Earlier calls and tool messages stay in the history.
-    params: dict[str, Any] = {"model": config.model, "messages": list(state.history)}
-    _common_params(config, params)
-    answer: Answer = yield ChatRequest(STAGE_ANSWER, params)
-    state.usage += answer.usage
+    answer = yield from _ask_plain(config, state)
+    if _writes_a_call(config, answer.message) and _told_results(state.history):
+        # After tool results, a small model without tools often writes the call again as
+        # its answer (the 0.5B does after every result); told the results are there, it
+        # answers. Once: a second such answer is returned as it is.
+        state.history.append({"role": "user", "content": ANSWER_NOW_TEXT})
+        answer = yield from _ask_plain(config, state)
     content = answer.message.get("content")
     state.history.append({"role": "assistant", "content": content})
     return ToolCallResult(
@@ -900,6 +903,23 @@ def _plain_answer(
         route=decision,
         usage=state.usage,
     )
+
+
+def _ask_plain(config: Config, state: _Run) -> Generator[Effect, Any, Answer]:
+    params: dict[str, Any] = {"model": config.model, "messages": list(state.history)}
+    _common_params(config, params)
+    answer: Answer = yield ChatRequest(STAGE_ANSWER, params)
+    state.usage += answer.usage
+    return answer
+
+
+def _told_results(history: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the conversation holds tool results, and no answer-now note after them."""
+    roles = [m.get("role") for m in history]
+    if "tool" not in roles:
+        return False
+    last_tool = len(roles) - 1 - roles[::-1].index("tool")
+    return all(m.get("content") != ANSWER_NOW_TEXT for m in history[last_tool:])
 
 
 def _text_answer(

@@ -4,8 +4,9 @@ The example runs as users run it (`TOOLCALL_BASE_URL=... python examples/agent_l
 with its own router (`until_sent`: call until the invoice is sent; no router request): the
 first step forced, the second under `tool_choice="auto"`, the last a plain answer asked
 without the tools. At temperature 0 the 0.5B looks Acme up, asks to send the invoice (the
-run pauses; the example approves), and the run ends with that plain answer. What the 0.5B
-writes there is the call again, as JSON text (measured: docs/agents.md), so the test asserts
+run pauses; the example approves), and the run ends with that plain answer. The 0.5B first
+writes the call again there, as JSON text; asked once more, told the results are in the
+conversation, it answers with a few words (measured: docs/agents.md), so the test asserts
 that the run ends with a text step, not what the text says.
 """
 

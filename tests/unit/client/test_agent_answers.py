@@ -252,3 +252,60 @@ def test_a_later_step_with_a_new_call_still_runs_it(
     assert ledger.count("get_weather") == 2
     assert result.content == "Oslo 18, Hue 18."
     assert [r.tool_choice for r in model.chat_requests][1:] == ["auto", "auto"]
+
+
+RESULT_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Oslo?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
+]
+CALL_AS_TEXT = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+
+
+def test_a_plain_answer_after_results_that_writes_the_call_again_is_asked_once_more(
+    make_client: ClientFactory, get_weather: Any
+) -> None:
+    model = ScriptedModel([text(CALL_AS_TEXT), text("It is 18 degrees in Oslo.")])
+    client = make_client(model, [get_weather], router="never")
+
+    result = client.call(RESULT_HISTORY)
+
+    first, second = model.chat_requests
+    assert first.messages == RESULT_HISTORY
+    assert second.tools is None
+    assert second.messages == [*RESULT_HISTORY, {"role": "user", "content": ANSWER_NOW_TEXT}]
+    assert result.content == "It is 18 degrees in Oslo."
+
+
+def test_a_plain_answer_is_asked_again_at_most_once(
+    make_client: ClientFactory, get_weather: Any
+) -> None:
+    model = ScriptedModel([text(CALL_AS_TEXT), text(CALL_AS_TEXT), text("unused")])
+    client = make_client(model, [get_weather], router="never")
+
+    result = client.call(RESULT_HISTORY)
+
+    assert len(model.chat_requests) == 2
+    assert result.content == CALL_AS_TEXT
+
+
+def test_a_plain_answer_without_tool_results_is_never_asked_again(
+    make_client: ClientFactory, get_weather: Any
+) -> None:
+    model = ScriptedModel([text(CALL_AS_TEXT), text("unused")])
+    client = make_client(model, [get_weather], router="never")
+
+    result = client.call("Weather in Oslo?")
+
+    assert len(model.chat_requests) == 1
+    assert result.content == CALL_AS_TEXT
