@@ -235,11 +235,13 @@ def toolbox_task() -> Any:
     [
         # A hand-written loop: one request per step, no router.
         ("raw-loop", "llm", 3, [None, None, None]),
-        # The SDK's loop, router at every step: it says "call", "call", then "no tool"
-        # (a plain answer, asked without tools).
-        ("agent", "llm", 6, [True, True, False]),
-        # The router at the first step only: the later steps' stage 2 decides.
-        ("agent-route-first", "llm", 4, [True, None, None]),
+        # The SDK's loop, a routing question at every step: it says "call", "call", then
+        # "no tool" (a plain answer, asked without tools).
+        ("agent", "probe", 6, [True, True, False]),
+        # The question at the first step only: the later steps' stage 2 decides.
+        ("agent-route-first", "probe", 4, [True, None, None]),
+        # The default router asks no question: each step's answer under auto decides.
+        ("agent", "llm", 3, [True, True, True]),
         # No router at all: the first step forced, the later ones under auto.
         ("agent", "always", 3, [None, None, None]),
     ],
@@ -311,7 +313,7 @@ def test_a_raw_loop_still_calling_at_max_steps_is_a_hard_fail() -> None:
     assert len(model.chat_requests) == 4
 
 
-def test_the_sdk_loop_stopped_by_its_guard_keeps_the_steps_that_ran() -> None:
+def test_the_sdk_loop_does_not_run_a_repeated_call_again_and_scores_the_unfinished_chain() -> None:
     model = ScriptedModel(lambda request: tool_call("find_customer", {"name": "Acme"}))
     settings = EvalSettings(base_url="http://scripted/v1", model="scripted", router="always")
 
@@ -319,10 +321,11 @@ def test_the_sdk_loop_stopped_by_its_guard_keeps_the_steps_that_ran() -> None:
         [toolbox_task()], settings, pipelines=["agent"], transport=model.transport()
     )
 
-    assert record["verdict"] == "hard_fail"
-    assert record["hard_kind"] in {"loop", "max_steps"}
-    assert record["steps"] >= 2
-    assert record["calls"][0] == {"name": "find_customer", "arguments": {"name": "Acme"}}
+    # Step 2 repeats step 1's call: it is not run again, the model is asked to answer
+    # without tools, and the chain's second call was never made.
+    assert record["verdict"] == "missed_call"
+    assert record["steps"] == 2
+    assert record["calls"] == [{"name": "find_customer", "arguments": {"name": "Acme"}}]
 
 
 def test_the_report_counts_steps_per_case() -> None:

@@ -56,7 +56,7 @@ def test_in_process_async(toolcall_model):
             return await client.run("Weather in Hanoi?")
 
     assert asyncio.run(go()).call.output == "sunny in Hanoi"
-    assert [r.stage for r in model.chat_requests] == ["route", "call"]
+    assert [r.stage for r in model.chat_requests] == ["call"]  # the default router asks nothing
 
 
 def test_served(toolcall_served_model):
