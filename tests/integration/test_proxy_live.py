@@ -1,6 +1,7 @@
 """`toolcall-sdk proxy` in front of the real demo vLLM, with the plain `openai` client.
 
-The proxy runs with its defaults (the `llm` router, forced calls, validation, retries). The
+The proxy runs with its defaults (the `llm` router: the model's answer under `auto`
+decides; validation, retries forced). The
 pair against the wrong parser is in test_wrong_parser_live.py; the agent frameworks
 (openai-agents, LangChain, pydantic-ai) are in test_frameworks_live.py.
 """
@@ -72,15 +73,16 @@ def test_a_no_tool_question_through_the_proxy_is_answered_in_text(
 ) -> None:
     raw = client(proxy_to(demo_server)).chat.completions.with_raw_response.create(
         model=MODEL,
-        messages=[{"role": "user", "content": "What is the capital of France?"}],
+        messages=[{"role": "user", "content": "Tell me a joke about cats."}],
         tools=[WEATHER_TOOL],
         temperature=0,
         max_tokens=100,
     )
     answer = raw.parse()
+    # The default router leaves it to the answer under auto: the model writes a joke.
     assert raw.headers["x-toolcall-route"] == "no_call"
     assert not answer.choices[0].message.tool_calls
-    assert "Paris" in (answer.choices[0].message.content or "")
+    assert "cat" in (answer.choices[0].message.content or "").lower()
 
 
 def test_requests_without_tools_pass_through(

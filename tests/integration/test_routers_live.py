@@ -88,7 +88,7 @@ def test_embedding_router_through_the_client(
 
 def test_hybrid_router_through_the_client(demo_server: Server, embedding: EmbeddingRouter) -> None:
     confident = HybridRouter(embedding=embedding, band=0.0)
-    asking = HybridRouter(embedding=embedding, band=1.0)
+    asking = HybridRouter(embedding=embedding, band=1.0, llm=LLMRouter(mode="probe"))
 
     local = client_for(demo_server, confident).call(WEATHER)
     remote = client_for(demo_server, asking).call(WEATHER)
@@ -101,7 +101,8 @@ def test_hybrid_router_through_the_client(demo_server: Server, embedding: Embedd
 
 def test_llm_router_cost_per_decision(demo_server: Server) -> None:
     openai_client = OpenAI(base_url=demo_server.base_url, api_key="EMPTY")
-    router = LLMRouter(client=openai_client, model=MODEL)
+    # The routing question's cost (mode "both" asks it about the user's last message).
+    router = LLMRouter(mode="both", client=openai_client, model=MODEL)
     schemas = [t.openai_schema() for t in DEMO_TOOLS]
     seconds: list[float] = []
     readable = 0

@@ -142,6 +142,8 @@ class HybridRouter:
             score=second.score if second.call else min(first.score, second.score),
             router=self.name,
             reason=f"uncertain embedding p(call)={first.score:.2f}; {second.reason}",
+            # The default LLM router leaves the band's decision to the stage-2 answer.
+            answer_decides=second.answer_decides,
         )
 
     def route_flow(self, messages: Sequence[Mapping[str, Any]], tools: Tools) -> RouteFlow:

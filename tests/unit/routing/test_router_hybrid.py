@@ -45,7 +45,8 @@ def test_confident_decisions_never_reach_the_model(
 def test_uncertain_decisions_ask_the_model_and_merge_its_shortlist(
     make_client: ClientFactory, get_weather: Any, create_invoice: Any, embedding: EmbeddingRouter
 ) -> None:
-    hybrid = HybridRouter(embedding=embedding, band=1.0)  # everything is uncertain
+    # Everything is uncertain; the LLM stage asks its routing question.
+    hybrid = HybridRouter(embedding=embedding, band=1.0, llm=LLMRouter(mode="probe"))
     answer = text(json.dumps({"need_tool": True, "tools": ["get_weather"]}))
     model = ScriptedModel([answer, tool_call("get_weather", {"city": "Oslo"})], route_answer=None)
     client = make_client(model, [create_invoice, get_weather], router=hybrid)
@@ -66,7 +67,7 @@ def test_uncertain_decisions_ask_the_model_and_merge_its_shortlist(
 def test_the_model_can_overrule_an_uncertain_call(
     make_client: ClientFactory, get_weather: Any, embedding: EmbeddingRouter
 ) -> None:
-    hybrid = HybridRouter(embedding=embedding, band=1.0)
+    hybrid = HybridRouter(embedding=embedding, band=1.0, llm=LLMRouter(mode="probe"))
     model = ScriptedModel([text("Sure.")], route_answer=False)
     client = make_client(model, [get_weather], router=hybrid)
 
@@ -106,7 +107,7 @@ def test_standalone_hybrid_reports_the_llm_share(embedding: EmbeddingRouter) -> 
 async def test_async_hybrid(
     make_async_client: Any, get_weather: Any, embedding: EmbeddingRouter
 ) -> None:
-    hybrid = HybridRouter(embedding=embedding, band=1.0)
+    hybrid = HybridRouter(embedding=embedding, band=1.0, llm=LLMRouter(mode="probe"))
     model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})], route_answer=True)
     client = make_async_client(model, [get_weather], router=hybrid)
 
@@ -115,3 +116,19 @@ async def test_async_hybrid(
     assert result.called is True
     assert [r.stage for r in model.requests] == ["route", "call"]
     assert hybrid.llm_decisions == 1
+
+
+def test_the_default_llm_stage_leaves_the_band_to_the_answer(
+    make_client: ClientFactory, get_weather: Any, create_invoice: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter(embedding=embedding, band=1.0)  # LLMRouter(): the answer decides
+    model = ScriptedModel([text("Hello! How can I help?")])
+    client = make_client(model, [create_invoice, get_weather], router=hybrid)
+
+    result = client.call("Hi there!")
+
+    [request] = model.requests  # no routing question
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert result.route.answer_decides
+    assert result.called is False
+    assert result.content == "Hello! How can I help?"
