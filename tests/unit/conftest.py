@@ -18,6 +18,22 @@ TODAY = date(2026, 6, 1)
 # answered with an invoice): the grounding check, on by default, has its own tests
 # (tests/unit/grounding), which pass `grounding=` themselves.
 SCENARIO_GROUNDING = False
+# A conversation that ends with get_weather's result for Oslo (the call, then its answer).
+OSLO_RESULT_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "Weather in Oslo?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
+]
 
 
 class Ledger:

@@ -24,7 +24,6 @@ from typing import Any, Final
 import httpx2
 import openai
 
-from toolcall_sdk._client import AsyncToolCallClient
 from toolcall_sdk._errors import (
     LoopDetected,
     MaxStepsExceeded,
@@ -44,6 +43,7 @@ from toolcall_sdk._transport import is_transient
 from toolcall_sdk.evals._cases import DEFAULT_AGENT_MAX_STEPS, EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
+from toolcall_sdk.evals._sdk_rungs import sdk_client
 from toolcall_sdk.evals._settings import EvalSettings
 from toolcall_sdk.grounding._policy import named_grounding
 from toolcall_sdk.routing import RouteDecision, coerce_decision, resolve_router, route_flow
@@ -116,15 +116,10 @@ async def _sdk_loop(
     if pipeline == "agent-route-first":
         router = FirstStepRouter(settings.router, len(case.messages))
     grounding = named_grounding(settings.grounding)
-    client = AsyncToolCallClient(
-        settings.base_url,
-        model=settings.model,
-        tools=case.tools,
-        api_key=settings.api_key,
-        timeout=settings.timeout,
-        max_tokens=settings.max_tokens,
-        http_client=http_client,
-        retry=settings.retry,
+    client = sdk_client(
+        case,
+        settings,
+        http_client,
         router=router,
         max_retries=settings.max_retries,
         recover=True,

@@ -72,11 +72,11 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
     }
 
 
-async def run_sdk(
-    pipeline: str, case: EvalCase, settings: EvalSettings, http_client: httpx2.AsyncClient
-) -> PipelineOutcome:
-    """One case through the SDK's client; `pipeline` is one of `SDK_RUNGS`."""
-    client = AsyncToolCallClient(
+def sdk_client(
+    case: EvalCase, settings: EvalSettings, http_client: httpx2.AsyncClient, **options: Any
+) -> AsyncToolCallClient:
+    """The SDK's client for one case: the run's server, model and limits, then `options`."""
+    return AsyncToolCallClient(
         settings.base_url,
         model=settings.model,
         tools=case.tools,
@@ -85,8 +85,15 @@ async def run_sdk(
         max_tokens=settings.max_tokens,
         http_client=http_client,
         retry=settings.retry,
-        **_options(pipeline, settings),
+        **options,
     )
+
+
+async def run_sdk(
+    pipeline: str, case: EvalCase, settings: EvalSettings, http_client: httpx2.AsyncClient
+) -> PipelineOutcome:
+    """One case through the SDK's client; `pipeline` is one of `SDK_RUNGS`."""
+    client = sdk_client(case, settings, http_client, **_options(pipeline, settings))
     outcome = PipelineOutcome()
     try:
         result = await client.call([dict(m) for m in case.messages], context=case.context)

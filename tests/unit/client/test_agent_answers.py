@@ -13,7 +13,7 @@ from toolcall_sdk._pipeline import ANSWER_NOW_TEXT
 from toolcall_sdk.errors import InvalidArgumentError
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from ..conftest import ClientFactory, Ledger
+from ..conftest import OSLO_RESULT_HISTORY, ClientFactory, Ledger
 
 NAMED = {"type": "function", "function": {"name": "get_weather"}}
 
@@ -254,21 +254,7 @@ def test_a_later_step_with_a_new_call_still_runs_it(
     assert [r.tool_choice for r in model.chat_requests][1:] == ["auto", "auto"]
 
 
-RESULT_HISTORY: list[dict[str, Any]] = [
-    {"role": "user", "content": "Weather in Oslo?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
-            }
-        ],
-    },
-    {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
-]
+RESULT_HISTORY = OSLO_RESULT_HISTORY
 CALL_AS_TEXT = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
 
 

@@ -10,7 +10,7 @@ import pytest
 from toolcall_sdk import RouteDecision, RouterError, Tool, ToolCallClient
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
-from ..conftest import ClientFactory, Ledger
+from ..conftest import OSLO_RESULT_HISTORY, ClientFactory, Ledger
 
 WEATHER = {"city": "Oslo", "unit": "celsius"}
 
@@ -88,21 +88,7 @@ def test_a_text_answer_after_a_yes_ends_the_call(get_weather: Any, ledger: Ledge
 
 def test_after_a_tool_result_the_answer_decides_without_a_question(get_weather: Any) -> None:
     model = ScriptedModel([text("It is 18 degrees in Oslo.")])
-    history: list[dict[str, Any]] = [
-        {"role": "user", "content": "Weather in Oslo?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
-    ]
+    history = OSLO_RESULT_HISTORY
 
     result = _client(model, [get_weather]).call(history)
 
