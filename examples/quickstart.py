@@ -49,7 +49,7 @@ def main() -> None:
             model=os.environ.get("TOOLCALL_MODEL", "Qwen/Qwen2.5-Coder-0.5B-Instruct"),
             tools=[create_invoice],
             max_retries=2,
-            # The default asks the model first whether a tool is needed at all.
+            # The default lets the model's own answer decide whether a tool is needed.
             router=os.environ.get("TOOLCALL_ROUTER", "llm"),
         )
     else:
