@@ -259,13 +259,18 @@ def test_cli_early_exit_shows_tail_and_cause(fake_vllm: list[str], tmp_path: Pat
     assert "--port" in result.stderr
 
 
+# The fake server's own bound (FAKE_MAX_LIFETIME's default): resending longer is useless.
+_FAKE_LIFETIME_S = 120
+
+
 class _SignalWhenReady(io.StringIO):
     """Standard output that sends a signal to this process once the server is ready,
     as a user pressing Ctrl-C (or a supervisor sending SIGTERM) would.
 
     A signal that lands while Python runs a finaliser is swallowed there ("Exception
     ignored in ..."), so a watcher sends it again each second until the launch returns,
-    as a user would press Ctrl-C again.
+    as a user would press Ctrl-C again: for as long as the fake server lives, because on
+    a loaded machine ten tries once were not enough (the fake outlived its test, exit 3).
     """
 
     def __init__(self, signum: signal.Signals) -> None:
@@ -281,7 +286,7 @@ class _SignalWhenReady(io.StringIO):
         return written
 
     def _again(self) -> None:
-        for _ in range(10):
+        for _ in range(_FAKE_LIFETIME_S):
             if self.returned.wait(1.0):
                 return
             os.kill(os.getpid(), self.signum)
