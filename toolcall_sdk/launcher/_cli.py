@@ -272,7 +272,8 @@ def _termination_signals() -> list[signal.Signals]:
 
 @contextlib.contextmanager
 def _signals_raise() -> Iterator[None]:
-    """Turn SIGTERM/SIGHUP into an exception, so they stop the server like Ctrl-C does."""
+    """Turn SIGTERM/SIGHUP into an exception, so they stop the server like Ctrl-C does, and
+    make sure Ctrl-C raises KeyboardInterrupt."""
     if not _in_main_thread():
         yield
         return
@@ -281,6 +282,9 @@ def _signals_raise() -> Iterator[None]:
         raise _Terminated(signal.Signals(signum).name)
 
     previous = {s: signal.signal(s, handler) for s in _termination_signals()}
+    # Ctrl-C stops the server whatever SIGINT handler the process inherited: a library
+    # (or an embedding application) may have replaced Python's default one.
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:

@@ -345,3 +345,24 @@ def test_cli_snippet_holds_hidden_size_with_prompt_embeds(
     assert result.exit_code == 0, result.output
     assert "    hidden_size=256,  # prompt embeddings are checked against it" in result.stdout
     assert "trusted clients only" in result.stderr
+
+
+def test_ctrl_c_stops_the_server_even_when_sigint_was_ignored_before(
+    fake_vllm: list[str], tmp_path: Path
+) -> None:
+    # An embedding application (or a library) may have replaced Python's SIGINT handler.
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code = run_launch(
+            "Qwen/Qwen2.5-7B-Instruct",
+            port=free_port(),
+            vllm_command=" ".join(fake_vllm),
+            log_file=str(tmp_path / "vllm.log"),
+            out=_SignalWhenReady(signal.SIGINT),
+            err=Console(file=io.StringIO(), width=200),
+            env={"FAKE_RECORD": str(tmp_path / "record.json")},
+        )
+        assert code == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # restored afterwards
+    finally:
+        signal.signal(signal.SIGINT, before)
