@@ -711,9 +711,7 @@ def _answered(
     if not control.may_answer and _writes_a_call(config, message):
         # On a first step, text that is only a call to a tool nobody offered (a small
         # model's `{"name": "tell_joke", ...}`) is no answer: ask again without tools.
-        result = yield from _plain_answer(config, state, decision)
-        result.attempts = state.attempts
-        return result
+        return (yield from _plain_answer(config, state, decision))
     return _text_answer(state, decision, message, execute)
 
 
@@ -739,9 +737,7 @@ def _answer_now(
     """A later step that only repeats earlier calls: nothing runs again; the model is asked
     to answer from the results it has, without tools."""
     state.history.append({"role": "user", "content": ANSWER_NOW_TEXT})
-    result = yield from _plain_answer(config, state, decision)
-    result.attempts = state.attempts
-    return result
+    return (yield from _plain_answer(config, state, decision))
 
 
 def _writes_a_call(config: Config, message: Mapping[str, Any]) -> bool:
@@ -899,6 +895,8 @@ def _plain_answer(
     return ToolCallResult(
         called=False,
         content=content,
+        # The stage-2 attempts of the step, when it got that far (none after a router "no").
+        attempts=state.attempts,
         messages=state.history,
         route=decision,
         usage=state.usage,

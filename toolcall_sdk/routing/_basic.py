@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from toolcall_sdk._errors import RouterError
@@ -57,21 +58,13 @@ class _CallableRouter:
         return self.function(messages, tools)
 
 
-def _both() -> LLMRouter:
-    return LLMRouter(mode="both")
-
-
-def _probe() -> LLMRouter:
-    return LLMRouter(mode="probe")
-
-
 # The routers a name selects (the client's `router=`, the CLI's and the proxy's `--router`):
 # "llm" is `LLMRouter()` (the stage-2 answer under auto decides), "both" and "probe" its
 # other modes (a routing question first, then the answer; the question alone).
 _NAMED: dict[str, Callable[[], Any]] = {
     "llm": LLMRouter,
-    "both": _both,
-    "probe": _probe,
+    "both": partial(LLMRouter, mode="both"),
+    "probe": partial(LLMRouter, mode="probe"),
     "always": AlwaysRouter,
     "never": NeverRouter,
 }
