@@ -19,6 +19,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from _case_file import write_or_check
+
 TODAY = date(2026, 12, 1)
 SEED = 20261201
 TOOLS_REF = "invoices_tools.py:TOOLS"
@@ -354,19 +356,8 @@ def build() -> list[Case]:
     return cases
 
 
-def render(cases: list[Case]) -> str:
-    return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases)
-
-
 def main(argv: list[str]) -> int:
-    text = render(build())
-    if "--check" in argv:
-        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
-        print("up to date" if same else f"{OUT} differs from what make_invoices.py writes")
-        return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {text.count(chr(10))} cases to {OUT}")
-    return 0
+    return write_or_check(OUT, build(), "make_invoices.py", argv)
 
 
 if __name__ == "__main__":
