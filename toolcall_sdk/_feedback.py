@@ -54,8 +54,15 @@ SDK_NOTE_PREFIXES = (
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
 
-def feedback_text(problem: Problem, available: Sequence[str]) -> str:
-    """The content of the `tool` (or `user`) message answering a rejected call."""
+def feedback_text(problem: Problem, available: Sequence[str], *, may_answer: bool = False) -> str:
+    """The content of the `tool` (or `user`) message answering a rejected call.
+
+    Args:
+        problem: What was wrong.
+        available: The tools offered.
+        may_answer: The retry may answer in text (sent under `auto`): feedback on values the
+            user never gave then says so, since the tool may not fit the request at all.
+    """
     # The name and id come from the server's answer: quoted within bounds like the rest.
     tool = shorten(problem.tool_name or "the tool", MAX_QUOTED_NAME_CHARS)
     call = f" (call {shorten(problem.call_id, MAX_QUOTED_NAME_CHARS)})" if problem.call_id else ""
@@ -75,7 +82,13 @@ def feedback_text(problem: Problem, available: Sequence[str]) -> str:
             f"{shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)}"
             for error in problem.fields[:MAX_FEEDBACK_FIELDS]
         ]
-        lines.append(f"Call {tool} again with the values exactly as the user gave them.")
+        if may_answer:
+            lines.append(
+                f"Call {tool} again with the values exactly as the user gave them. If the "
+                "user did not give them, or no tool fits the request, answer in plain text."
+            )
+        else:
+            lines.append(f"Call {tool} again with the values exactly as the user gave them.")
         return "\n".join(lines)
     if problem.kind == "unknown_tool":
         name = problem.tool_name

@@ -429,6 +429,7 @@ def _step_flow(
     base_context = context if context is not None else config.validation_context
     validation_context = _validation_context(base_context, control)
     resume = control.resume
+    retry_may_answer = False
     for number in range(offer.first, config.max_retries + 2):
         if resume is not None:
             candidate = _resumed(state, resume)
@@ -436,9 +437,10 @@ def _step_flow(
         else:
             # A router that leaves the decision to the answer (`answer_decides`) lets the
             # first attempt answer in text; once the model has called, its retries are
-            # forced like any other call's, so feedback cannot be dodged with a text reply.
+            # forced like any other call's, so feedback cannot be dodged with a text reply,
+            # unless the only problem was values the user never gave (`_may_retreat`).
             may_answer = control.may_answer or (
-                offer.decision.answer_decides and number == offer.first
+                offer.decision.answer_decides and (number == offer.first or retry_may_answer)
             )
             candidate = yield from _ask(config, state, offer, number, may_answer)
             if may_answer and not candidate.message.get("tool_calls"):
@@ -461,7 +463,8 @@ def _step_flow(
             _record_for_loop_guard(control.guard, calls, state.notes)
         if not problems:
             return (yield from _accepted(state, offer, candidate, calls, execute, number))
-        yield from _feedback(config, state, offer, candidate, calls, problems)
+        retry_may_answer = _may_retreat(offer, control, problems)
+        yield from _feedback(config, state, offer, candidate, calls, problems, retry_may_answer)
 
     yield from _told_escalation(config, state)
     raise ToolCallFailed(
@@ -595,6 +598,19 @@ def _accepted(
     )
 
 
+def _may_retreat(offer: _Offer, control: StepControl, problems: Sequence[Problem]) -> bool:
+    """Whether the retry of a rejected answer may answer in text instead of calling.
+
+    Where the answer decides whether a tool is needed (an `answer_decides` router, or a later
+    step), a call whose only fault is values the conversation never gave is as likely a call
+    that should not have been made (BFCL's irrelevance cases: the 0.5B demo model invents
+    `weight=70, height=1.75` for a BMI tool nobody asked about) as a mistyped value: the
+    feedback says both, and the model chooses.
+    """
+    answer_decides = control.may_answer or offer.decision.answer_decides
+    return answer_decides and bool(problems) and all(p.kind == "ungrounded" for p in problems)
+
+
 def _feedback(
     config: Config,
     state: _Run,
@@ -602,12 +618,13 @@ def _feedback(
     candidate: _Candidate,
     calls: list[ToolCall],
     problems: list[Problem],
+    may_answer: bool,
 ) -> Generator[Effect, Any, None]:
     """Record why the answer was rejected and put it, then the feedback, in the history."""
     attempt = candidate.attempt
     attempt.problems = problems
     attempt.feedback = _feedback_messages(
-        candidate.message, calls, problems, offer.names, state.notes
+        candidate.message, calls, problems, offer.names, state.notes, may_answer=may_answer
     )
     state.history.append(assistant_history_entry(candidate.message))
     state.history.extend(attempt.feedback)
@@ -1127,6 +1144,8 @@ def _feedback_messages(
     problems: Sequence[Problem],
     offered: Sequence[str],
     notes: Mapping[str, str],
+    *,
+    may_answer: bool = False,
 ) -> list[dict[str, Any]]:
     if not message.get("tool_calls"):
         return [{"role": "user", "content": feedback_text(problems[0], offered)}]
@@ -1148,7 +1167,7 @@ def _feedback_messages(
             {
                 "role": "tool",
                 "tool_call_id": problem.call_id,
-                "content": feedback_text(problem, offered),
+                "content": feedback_text(problem, offered, may_answer=may_answer),
             }
         )
     # Tool messages must follow the order of the calls they answer.

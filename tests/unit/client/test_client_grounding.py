@@ -310,3 +310,107 @@ def test_a_schema_and_a_grounding_problem_go_back_in_one_round(
     assert answers[0]["content"] == FEEDBACK
     assert answers[1]["content"].startswith("VALIDATION_ERROR in get_weather")
     assert [c.name for c in result.calls] == ["create_invoice", "get_weather"]
+
+
+# Where the answer decides whether a tool is needed (the default `llm` router), a call whose
+# only fault is values nobody gave may turn out to be a call that should not have been made.
+RETREAT_LINE = (
+    "Call calculate_bmi again with the values exactly as the user gave them. If the user did "
+    "not give them, or no tool fits the request, answer in plain text."
+)
+
+
+@pytest.fixture
+def calculate_bmi(ledger: Ledger) -> Any:
+    @tool
+    def calculate_bmi(weight_kg: float, height_m: float) -> float:
+        """Body mass index from weight and height."""
+        ledger.calls.append(("calculate_bmi", {"weight_kg": weight_kg, "height_m": height_m}))
+        return weight_kg / height_m**2
+
+    return calculate_bmi
+
+
+def test_invented_values_let_the_retry_answer_in_text_where_the_answer_decides(
+    make_client: ClientFactory, calculate_bmi: Any, ledger: Ledger
+) -> None:
+    invented = {"weight_kg": 70.0, "height_m": 1.75}
+    model = ScriptedModel(
+        [tool_call("calculate_bmi", invented), text("What are your weight and height?")]
+    )
+    client = make_client(model, [calculate_bmi], grounding=True, router="llm")
+
+    result = client.run("Is a BMI of 24 healthy?")
+
+    first, second = model.calls_for("call")
+    assert first.tool_choice == "auto" and second.tool_choice == "auto"
+    feedback = second.messages[-1]
+    assert feedback["role"] == "tool"
+    assert feedback["content"].startswith(
+        "UNGROUNDED in calculate_bmi (call call_1):\n- weight_kg: 70 is not a number the user gave"
+    )
+    assert feedback["content"].endswith(RETREAT_LINE)
+    assert result.called is False
+    assert result.content == "What are your weight and height?"
+    assert [a.error_kinds for a in result.attempts] == [["ungrounded"], []]
+    assert ledger.calls == []
+
+
+def test_after_invented_values_the_corrected_call_still_runs_once(
+    make_client: ClientFactory, calculate_bmi: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel(
+        [
+            tool_call("calculate_bmi", {"weight_kg": 70.0, "height_m": 1.75}),
+            tool_call("calculate_bmi", {"weight_kg": 81.0, "height_m": 1.8}),
+        ]
+    )
+    client = make_client(model, [calculate_bmi], grounding=True, router="llm")
+
+    result = client.run("BMI for 81 kg at 1.8 m?")
+
+    assert [r.tool_choice for r in model.calls_for("call")] == ["auto", "auto"]
+    assert result.called
+    assert ledger.calls == [("calculate_bmi", {"weight_kg": 81.0, "height_m": 1.8})]
+
+
+def test_a_forced_call_keeps_its_retries_forced_and_its_feedback_plain(
+    make_client: ClientFactory, calculate_bmi: Any
+) -> None:
+    model = ScriptedModel(
+        [
+            tool_call("calculate_bmi", {"weight_kg": 70.0, "height_m": 1.75}),
+            tool_call("calculate_bmi", {"weight_kg": 81.0, "height_m": 1.8}),
+        ]
+    )
+    client = make_client(model, [calculate_bmi], grounding=True)  # router="always"
+
+    client.run("BMI for 81 kg at 1.8 m?")
+
+    first, second = model.calls_for("call")
+    named = {"type": "function", "function": {"name": "calculate_bmi"}}
+    assert first.tool_choice == named and second.tool_choice == named
+    assert second.messages[-1]["content"].endswith(
+        "Call calculate_bmi again with the values exactly as the user gave them."
+    )
+
+
+def test_a_schema_problem_beside_invented_values_keeps_the_retry_forced(
+    make_client: ClientFactory, calculate_bmi: Any
+) -> None:
+    model = ScriptedModel(
+        [
+            parallel(
+                tool_call("calculate_bmi", {"weight_kg": 70.0, "height_m": 1.75}),
+                tool_call("calculate_bmi", {"weight_kg": "heavy", "height_m": 1.8}),
+            ),
+            tool_call("calculate_bmi", {"weight_kg": 81.0, "height_m": 1.8}),
+        ]
+    )
+    client = make_client(model, [calculate_bmi], grounding=True, router="llm")
+
+    client.run("BMI for 81 kg at 1.8 m?")
+
+    first, second = model.calls_for("call")
+    assert first.tool_choice == "auto"
+    assert second.tool_choice == {"type": "function", "function": {"name": "calculate_bmi"}}
