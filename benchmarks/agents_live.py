@@ -39,6 +39,7 @@ from toolcall_sdk.evals._pipelines import AGENT_LADDER
 from toolcall_sdk.evals._preflight import preflight
 from toolcall_sdk.evals._runner import load_records
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS, EvalSettings
+from toolcall_sdk.routing import ROUTER_NAMES
 
 REPO: Final = Path(__file__).resolve().parents[1]
 TASKS: Final = REPO / "evals" / "multistep.jsonl"
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--api-key")
     parser.add_argument("--cases", default=str(TASKS), help="the multi-step task file")
     parser.add_argument("--limit", type=int, help="at most N tasks, spread over categories")
-    parser.add_argument("--router", default="llm", choices=["llm", "always", "never"])
+    parser.add_argument("--router", default="llm", choices=ROUTER_NAMES)
     parser.add_argument(
         "--pipeline", action="append", choices=AGENT_LADDER, help="repeatable (default: all)"
     )

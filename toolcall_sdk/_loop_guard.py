@@ -64,6 +64,10 @@ class LoopGuard:
             return "run", seen
         return ("repeat" if this == self.limit else "stop"), seen
 
+    def seen(self, call: ToolCall) -> bool:
+        """Whether `call` (the same name and arguments) ran earlier in this run."""
+        return call_key(call) in self._seen
+
     def record(self, calls: Sequence[ToolCall], contents: dict[str, str]) -> None:
         """Count one answer's calls (each distinct call once) with their tool messages."""
         done: set[tuple[str, str]] = set()

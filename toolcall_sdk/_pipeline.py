@@ -745,7 +745,7 @@ ANSWER_NOW_TEXT = (
 def _only_repeats(calls: Sequence[ToolCall], control: StepControl) -> bool:
     """Whether every call of an answer ran already in an earlier step of this run."""
     guard = control.guard
-    return guard is not None and bool(calls) and all(guard.verdict(c)[1] for c in calls)
+    return guard is not None and bool(calls) and all(guard.seen(c) for c in calls)
 
 
 def _answer_now(

@@ -343,7 +343,8 @@ def test_invented_values_let_the_retry_answer_in_text_where_the_answer_decides(
     result = client.run("Is a BMI of 24 healthy?")
 
     first, second = model.calls_for("call")
-    assert first.tool_choice == "auto" and second.tool_choice == "auto"
+    assert first.tool_choice == "auto"
+    assert second.tool_choice == "auto"
     feedback = second.messages[-1]
     assert feedback["role"] == "tool"
     assert feedback["content"].startswith(
@@ -389,7 +390,8 @@ def test_a_forced_call_keeps_its_retries_forced_and_its_feedback_plain(
 
     first, second = model.calls_for("call")
     named = {"type": "function", "function": {"name": "calculate_bmi"}}
-    assert first.tool_choice == named and second.tool_choice == named
+    assert first.tool_choice == named
+    assert second.tool_choice == named
     assert second.messages[-1]["content"].endswith(
         "Call calculate_bmi again with the values exactly as the user gave them."
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_sdk import ToolCallFailed, ToolCallResult, Usage, tool
+from toolcall_sdk import ToolCall, ToolCallFailed, ToolCallResult, Usage, tool
 from toolcall_sdk._loop_guard import LoopGuard, Seen
 from toolcall_sdk._pipeline import (
     Answer,
@@ -426,3 +426,8 @@ def test_the_guard_records_what_ran_for_the_next_step() -> None:
         1,
         "sunny",
     )
+    args_model = _config(2).tools["get_weather"].args_model
+    ran = ToolCall("c1", "get_weather", args_model(city="Oslo"), '{"city": "Oslo"}')
+    other = ToolCall("c2", "get_weather", args_model(city="Lima"), '{"city": "Lima"}')
+    assert guard.seen(ran)
+    assert not guard.seen(other)
