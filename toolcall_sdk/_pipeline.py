@@ -435,15 +435,19 @@ def _step_flow(
             candidate = _resumed(state, resume)
             resume = None
         else:
-            # A router that leaves the decision to the answer (`answer_decides`) lets the
-            # first attempt answer in text; once the model has called, its retries are
-            # forced like any other call's, so feedback cannot be dodged with a text reply,
-            # unless the only problem was values the user never gave (`_may_retreat`).
-            may_answer = control.may_answer or (
-                offer.decision.answer_decides and (number == offer.first or retry_may_answer)
-            )
+            # Where the answer decides (a later step of a run, or an `answer_decides`
+            # router) the first attempt may answer in text. Once the model has called, its
+            # retries are forced like any other call's: feedback cannot be dodged with a
+            # text reply, and the forced retry is decoded under the schema's grammar, where
+            # an `auto` one repeated the same unknown field (the 0.5B demo model sent
+            # `get_order(customer_id=...)` three times over). The exception: the only
+            # problem was values the user never gave (`_may_retreat`).
+            answer_decides = control.may_answer or offer.decision.answer_decides
+            may_answer = answer_decides and (number == offer.first or retry_may_answer)
             candidate = yield from _ask(config, state, offer, number, may_answer)
-            if may_answer and not candidate.message.get("tool_calls"):
+            # A later step's text is its answer even to a forced retry (a server that does
+            # not honour the forcing): the run has what it ran, and text may end it.
+            if (may_answer or control.may_answer) and not candidate.message.get("tool_calls"):
                 return (
                     yield from _answered(
                         config, state, offer.decision, candidate.message, execute, control
