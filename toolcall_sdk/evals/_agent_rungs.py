@@ -178,7 +178,13 @@ def _describe_steps(outcome: PipelineOutcome, steps: Sequence[Step]) -> None:
         ]
         outcome.calls.extend(ran)
         route = step.route if isinstance(step.route, RouteDecision) else None
-        decided = route is not None and route.router not in (_SKIPPED, "always")
+        # A decision left to the answer (the default `llm` router) is the model's under
+        # auto, not a router's: the trace says so, as for a step that skipped the router.
+        decided = (
+            route is not None
+            and route.router not in (_SKIPPED, "always")
+            and not route.answer_decides
+        )
         outcome.trace.append(
             {
                 "step": step.number,

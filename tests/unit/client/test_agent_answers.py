@@ -171,8 +171,10 @@ def test_an_invalid_call_of_an_answering_step_gets_feedback_and_a_forced_retry(
     choices = [r.tool_choice for r in model.chat_requests]
     named = {"type": "function", "function": {"name": "create_invoice"}}
     assert choices == [named, "auto", named, "auto"]
-    assert model.chat_requests[2].messages[-1]["content"].startswith(
-        "VALIDATION_ERROR in create_invoice"
+    assert (
+        model.chat_requests[2]
+        .messages[-1]["content"]
+        .startswith("VALIDATION_ERROR in create_invoice")
     )
 
 

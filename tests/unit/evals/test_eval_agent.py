@@ -240,8 +240,9 @@ def toolbox_task() -> Any:
         ("agent", "probe", 6, [True, True, False]),
         # The question at the first step only: the later steps' stage 2 decides.
         ("agent-route-first", "probe", 4, [True, None, None]),
-        # The default router asks no question: each step's answer under auto decides.
-        ("agent", "llm", 3, [True, True, True]),
+        # The default router asks no question: each step's answer under auto decides (the
+        # trace leaves `route` empty, as for a step no router decided).
+        ("agent", "llm", 3, [None, None, None]),
         # No router at all: the first step forced, the later ones under auto.
         ("agent", "always", 3, [None, None, None]),
     ],
