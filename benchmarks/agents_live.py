@@ -39,6 +39,7 @@ from toolcall_sdk.evals._pipelines import AGENT_LADDER
 from toolcall_sdk.evals._preflight import preflight
 from toolcall_sdk.evals._runner import load_records
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS, EvalSettings
+from toolcall_sdk.grounding._policy import CHOICES
 from toolcall_sdk.routing import ROUTER_NAMES
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -57,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cases", default=str(TASKS), help="the multi-step task file")
     parser.add_argument("--limit", type=int, help="at most N tasks, spread over categories")
     parser.add_argument("--router", default="llm", choices=ROUTER_NAMES)
+    parser.add_argument(
+        "--grounding", default="off", choices=CHOICES, help="the SDK loops' grounding check"
+    )
     parser.add_argument(
         "--pipeline", action="append", choices=AGENT_LADDER, help="repeatable (default: all)"
     )
@@ -89,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             router=args.router,
             timeout=args.timeout,
             max_tokens=args.max_tokens or None,
+            grounding=args.grounding,
         )
         code = run_eval_command(
             cases,
