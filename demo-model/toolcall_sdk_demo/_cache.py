@@ -13,8 +13,9 @@ from toolcall_sdk.launcher._demo_models import DemoModel
 __all__ = ["CACHE_ENV", "cache_root", "default_model_dir", "model_root"]
 
 CACHE_ENV: Final = "TOOLCALL_DEMO_CACHE"
-# Bump when the converted folder's layout changes, so an older conversion is redone.
-LAYOUT: Final = "hf-bf16-v1"
+# Bump when the converted folder's layout changes, so an older conversion is redone (v2: the
+# chat template's call example repaired, `_template.py`).
+LAYOUT: Final = "hf-bf16-v2"
 
 
 def cache_root() -> Path:

@@ -3,8 +3,9 @@
 transformers reads GGUF files (with the `gguf` package, and `accelerate` for the loading),
 dequantising every tensor. It refuses to `save_pretrained` such a model, so the weights are
 written with safetensors directly and `config.json` without its `quantization_config`. The
-chat template is copied from the GGUF's metadata byte for byte (`chat_template.jinja`): it is
-what renders the tools into the prompt, so the served model sees what it was trained on.
+chat template is copied from the GGUF's metadata (`chat_template.jinja`) with one known defect
+repaired (`_template.py`: the call example's doubled braces): it is what renders the tools
+into the prompt, so the served model sees what it was trained on.
 
 No `generation_config.json` is written: vLLM would otherwise apply Qwen's sampling defaults
 (`repetition_penalty` 1.05, top-k and top-p) to every request, even at temperature 0, and the
@@ -24,6 +25,7 @@ from typing import Any, Final
 from toolcall_sdk.launcher._demo_models import DemoModel
 from toolcall_sdk_demo._errors import DemoModelError
 from toolcall_sdk_demo._progress import Log, elapsed, heartbeat
+from toolcall_sdk_demo._template import repair_chat_template
 
 __all__ = ["CONVERTED_MARKER", "convert", "is_converted"]
 
@@ -92,7 +94,7 @@ def convert(model: DemoModel, gguf: Path, out: Path, log: Log) -> Path:
     template = _chat_template(gguf)
     if template is None:
         raise DemoModelError(f"{gguf} carries no chat template: it is not the pinned file")
-    (work / "chat_template.jinja").write_text(template, encoding="utf-8")
+    (work / "chat_template.jinja").write_text(repair_chat_template(template), encoding="utf-8")
     (work / "generation_config.json").unlink(missing_ok=True)
     (work / CONVERTED_MARKER).write_text(
         json.dumps(
