@@ -47,11 +47,10 @@ from typing import Any
 
 if __name__ == "__main__":  # `python benchmarks/router_live.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _routing_set import RoutingExample, routing_dev_set
 from openai import OpenAI
 
+from benchmarks._routing_set import RoutingExample, routing_dev_set
 from toolcall_sdk._pipeline import _offered_only
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk.bfcl import load_category
@@ -368,6 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "both" in chosen:  # its verdict needs the answer's, measured in the same run
         chosen = ["answer", *[c for c in chosen if c != "answer"]]
     answered: dict[str, float] = {}
+    # Each candidate's score per example, so that a router combining them (the hybrid's band
+    # around the embedding router's score) can be measured from these very runs.
+    per_example: dict[str, list[dict[str, Any]]] = {}
     for name in chosen:
         started = time.perf_counter()
         verdicts = measure(CANDIDATES[name], client, model, examples, args.concurrency)
@@ -386,6 +388,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
         row = summary(name, verdicts)
         rows.append(row)
+        per_example[name] = [
+            {
+                "id": v.example.id,
+                "kind": v.example.kind,
+                "should_call": v.example.should_call,
+                "score": v.score,
+                "seconds": round(v.seconds, 3),
+                "prompt_tokens": v.prompt_tokens,
+                "completion_tokens": v.completion_tokens,
+            }
+            for v in verdicts
+        ]
         print(
             f"{name:8} acc {row['accuracy']:.3f}  recall {row['recall']:.3f}  left alone "
             f"{row['left_alone']:.3f}  precision {row['precision']:.3f}  auc {row['auc']:.3f}  "
@@ -396,7 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print("         by kind:", json.dumps({k: round(v, 2) for k, v in row["by_kind"].items()}))
     if args.out:
-        Path(args.out).write_text(json.dumps({"model": model, "where": where, "rows": rows}))
+        Path(args.out).write_text(
+            json.dumps({"model": model, "where": where, "rows": rows, "examples": per_example})
+        )
     return 0
 
 

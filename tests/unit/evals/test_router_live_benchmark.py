@@ -1,0 +1,47 @@
+"""`benchmarks/router_live.py` against a scripted server: the rows and each example's score."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
+
+if importlib.util.find_spec("bfcl_eval") is None:
+    pytest.skip(
+        "bfcl-eval is not installed (pip install --no-deps bfcl-eval==2026.3.23)",
+        allow_module_level=True,
+    )
+
+from benchmarks.router_live import dev_sample, main
+
+
+def calls_the_first_tool(request: RecordedRequest) -> Reply:
+    """A model that always calls, so the answer mode says "call" for every example."""
+    tools = (request.json or {}).get("tools") or []
+    if not tools:
+        return text("Hello.")
+    return tool_call(tools[0]["function"]["name"], {})
+
+
+def test_each_examples_score_is_written_beside_the_rows(tmp_path: Path) -> None:
+    model = ScriptedModel(calls_the_first_tool)
+    out = tmp_path / "router.json"
+    sample = dev_sample(0.05, 1)
+
+    with model.serve() as base_url:
+        argv = ["--base-url", base_url, "--candidates", "answer", "--per-kind", "0.05"]
+        code = main([*argv, "--out", str(out)])
+
+    assert code == 0
+    written = json.loads(out.read_text())
+    [row] = written["rows"]
+    assert (row["candidate"], row["recall"], row["left_alone"]) == ("answer", 1.0, 0.0)
+    scores = written["examples"]["answer"]
+    assert [e["id"] for e in scores] == [e.id for e in sample]
+    assert {e["score"] for e in scores} == {1.0}
+    assert [e["should_call"] for e in scores] == [e.should_call for e in sample]
+    assert len(model.chat_requests) == len(sample)
