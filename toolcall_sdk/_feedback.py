@@ -82,13 +82,11 @@ def feedback_text(problem: Problem, available: Sequence[str], *, may_answer: boo
             f"{shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)}"
             for error in problem.fields[:MAX_FEEDBACK_FIELDS]
         ]
+        advice = f"Call {tool} again with the values exactly as the user gave them."
         if may_answer:
-            lines.append(
-                f"Call {tool} again with the values exactly as the user gave them. If the "
-                "user did not give them, or no tool fits the request, answer in plain text."
-            )
-        else:
-            lines.append(f"Call {tool} again with the values exactly as the user gave them.")
+            advice += " If the user did not give them, or no tool fits the request, answer in "
+            advice += "plain text."
+        lines.append(advice)
         return "\n".join(lines)
     if problem.kind == "unknown_tool":
         name = problem.tool_name

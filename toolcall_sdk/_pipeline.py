@@ -429,20 +429,21 @@ def _step_flow(
     base_context = context if context is not None else config.validation_context
     validation_context = _validation_context(base_context, control)
     resume = control.resume
+    # Where the answer decides (a later step of a run, or an `answer_decides` router) the
+    # first attempt may answer in text.
+    answer_decides = control.may_answer or offer.decision.answer_decides
     retry_may_answer = False
     for number in range(offer.first, config.max_retries + 2):
         if resume is not None:
             candidate = _resumed(state, resume)
             resume = None
         else:
-            # Where the answer decides (a later step of a run, or an `answer_decides`
-            # router) the first attempt may answer in text. Once the model has called, its
-            # retries are forced like any other call's: feedback cannot be dodged with a
-            # text reply, and the forced retry is decoded under the schema's grammar, where
-            # an `auto` one repeated the same unknown field (the 0.5B demo model sent
-            # `get_order(customer_id=...)` three times over). The exception: the only
-            # problem was values the user never gave (`_may_retreat`).
-            answer_decides = control.may_answer or offer.decision.answer_decides
+            # Once the model has called, its retries are forced like any other call's:
+            # feedback cannot be dodged with a text reply, and the forced retry is decoded
+            # under the schema's grammar, where an `auto` one repeated the same unknown
+            # field (the 0.5B demo model sent `get_order(customer_id=...)` three times
+            # over). The exception: the only problem was values the user never gave
+            # (`_may_retreat`).
             may_answer = answer_decides and (number == offer.first or retry_may_answer)
             candidate = yield from _ask(config, state, offer, number, may_answer)
             # A later step's text is its answer even to a forced retry (a server that does
@@ -467,7 +468,7 @@ def _step_flow(
             _record_for_loop_guard(control.guard, calls, state.notes)
         if not problems:
             return (yield from _accepted(state, offer, candidate, calls, execute, number))
-        retry_may_answer = _may_retreat(offer, control, problems)
+        retry_may_answer = answer_decides and _may_retreat(problems)
         yield from _feedback(config, state, offer, candidate, calls, problems, retry_may_answer)
 
     yield from _told_escalation(config, state)
@@ -602,8 +603,9 @@ def _accepted(
     )
 
 
-def _may_retreat(offer: _Offer, control: StepControl, problems: Sequence[Problem]) -> bool:
-    """Whether the retry of a rejected answer may answer in text instead of calling.
+def _may_retreat(problems: Sequence[Problem]) -> bool:
+    """Whether, where the answer decides, the retry of a rejected answer may answer in text
+    instead of calling.
 
     Where the answer decides whether a tool is needed (an `answer_decides` router, or a later
     step), a call whose only fault is values the conversation never gave is as likely a call
@@ -611,8 +613,7 @@ def _may_retreat(offer: _Offer, control: StepControl, problems: Sequence[Problem
     `weight=70, height=1.75` for a BMI tool nobody asked about) as a mistyped value: the
     feedback says both, and the model chooses.
     """
-    answer_decides = control.may_answer or offer.decision.answer_decides
-    return answer_decides and bool(problems) and all(p.kind == "ungrounded" for p in problems)
+    return bool(problems) and all(p.kind == "ungrounded" for p in problems)
 
 
 def _feedback(

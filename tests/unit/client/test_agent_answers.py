@@ -38,21 +38,7 @@ def test_a_forced_run_ends_with_the_text_the_model_writes_after_its_call(
     assert first.messages == [{"role": "user", "content": "Weather in Oslo?"}]
     assert (second.stage, second.tool_choice, second.temperature) == ("call", "auto", 0.0)
     assert [t["function"]["name"] for t in second.tools or []] == ["get_weather"]
-    assert second.messages == [
-        {"role": "user", "content": "Weather in Oslo?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees celsius in Oslo"},
-    ]
+    assert second.messages == OSLO_RESULT_HISTORY
     assert result.messages == [
         *second.messages,
         {"role": "assistant", "content": "It is 18 degrees in Oslo."},
@@ -264,7 +250,6 @@ def test_a_later_step_with_a_new_call_still_runs_it(
     assert [r.tool_choice for r in model.chat_requests][1:] == ["auto", "auto"]
 
 
-RESULT_HISTORY = OSLO_RESULT_HISTORY
 CALL_AS_TEXT = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
 
 
@@ -274,12 +259,12 @@ def test_a_plain_answer_after_results_that_writes_the_call_again_is_asked_once_m
     model = ScriptedModel([text(CALL_AS_TEXT), text("It is 18 degrees in Oslo.")])
     client = make_client(model, [get_weather], router="never")
 
-    result = client.call(RESULT_HISTORY)
+    result = client.call(OSLO_RESULT_HISTORY)
 
     first, second = model.chat_requests
-    assert first.messages == RESULT_HISTORY
+    assert first.messages == OSLO_RESULT_HISTORY
     assert second.tools is None
-    assert second.messages == [*RESULT_HISTORY, {"role": "user", "content": ANSWER_NOW_TEXT}]
+    assert second.messages == [*OSLO_RESULT_HISTORY, {"role": "user", "content": ANSWER_NOW_TEXT}]
     assert result.content == "It is 18 degrees in Oslo."
 
 
@@ -289,7 +274,7 @@ def test_a_plain_answer_is_asked_again_at_most_once(
     model = ScriptedModel([text(CALL_AS_TEXT), text(CALL_AS_TEXT), text("unused")])
     client = make_client(model, [get_weather], router="never")
 
-    result = client.call(RESULT_HISTORY)
+    result = client.call(OSLO_RESULT_HISTORY)
 
     assert len(model.chat_requests) == 2
     assert result.content == CALL_AS_TEXT
