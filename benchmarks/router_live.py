@@ -8,6 +8,8 @@ OpenAI-compatible server (`toolcall-sdk launch --demo`), on the same examples in
   call to an offered tool is a "call" decision, anything else "no call".
 - `both` (`LLMRouter()`, the default): the routing question about the user's last message;
   a "call" where it says yes and the `answer` candidate calls (measured in the same run).
+- `lead`: `answer` with the first answer token's log-probabilities; a call counts where the
+  model opened it with at least the threshold's probability (`CALL_LEADS`).
 - `probe` (`LLMRouter(mode="probe")`): the routing request with its constrained JSON answer.
 - `yesno`, `fewshot`, `choice`: probe wordings read from the first answer token's
   log-probabilities (P(yes), or 1 - P(the "none" option)), so each has a threshold and a ROC
@@ -175,6 +177,47 @@ def answer_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[fl
     return (1.0 if calls else 0.0), _tokens(usage, "prompt"), _tokens(usage, "completion")
 
 
+# First tokens with which Qwen2.5-Coder (and most chat models) open a call written as text:
+# a fence, a bare JSON object or list, or the template's tag (`<tool_call>`, whose "<" is
+# its own token when the model writes it as text).
+CALL_LEADS = ("```", "{", "[", "<")
+
+
+def lead_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
+    """`answer`, scored by how sure the model was when it began its call.
+
+    The same stage-2 request under `auto`, with the first token's log-probabilities: the
+    score is the probability that the answer opens as a call (`CALL_LEADS`) where it did
+    call an offered tool, and 0 where it did not. A threshold on it keeps the calls the
+    model began with confidence; at 0 it is `answer`.
+    """
+    completion = client.chat.completions.create(
+        model=model,
+        messages=example.messages,
+        tools=example.tools,
+        tool_choice="auto",
+        temperature=0,
+        max_tokens=256,
+        logprobs=True,
+        top_logprobs=20,
+    )
+    choice = completion.choices[0]
+    message = choice.message.model_dump(exclude_none=True)
+    offered = [spec.name for spec in tool_specs(example.tools)]
+    if not message.get("tool_calls"):
+        recovered = recover_calls(message, hint=model, attempt=1)
+        kept = _offered_only(recovered, offered) if recovered else None
+        message = kept[0] if kept else {}
+    calls = [c for c in message.get("tool_calls") or () if c["function"]["name"] in offered]
+    content = choice.logprobs.content if choice.logprobs else None
+    tops = content[0].top_logprobs if content else []
+    total = sum(math.exp(top.logprob) for top in tops)
+    lead = sum(math.exp(t.logprob) for t in tops if t.token.lstrip().startswith(CALL_LEADS))
+    usage = completion.usage
+    score = (lead / total if total else 0.0) if calls else 0.0
+    return score, _tokens(usage, "prompt"), _tokens(usage, "completion")
+
+
 def probe_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
     router = LLMRouter(mode="probe", client=client, model=model)
     decision = router.decide(example.messages, example.tools)
@@ -270,6 +313,7 @@ def choice(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, 
 
 CANDIDATES: dict[str, Candidate] = {
     "answer": answer_mode,
+    "lead": lead_mode,
     "both": both_question,
     "probe": probe_mode,
     "yesno": yesno,
