@@ -156,8 +156,11 @@ def live_sample(per_category: int, seed: int) -> list[RoutingExample]:
     return out
 
 
-def answer_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
-    """The stage-2 request under `auto`, read as the client reads it."""
+def _stage2(
+    client: OpenAI, model: str, example: RoutingExample, **extra: Any
+) -> tuple[Any, list[dict[str, Any]]]:
+    """The stage-2 request under `auto` and its calls to offered tools, read as the client
+    reads them (recovered from the text too)."""
     completion = client.chat.completions.create(
         model=model,
         messages=example.messages,
@@ -165,6 +168,7 @@ def answer_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[fl
         tool_choice="auto",
         temperature=0,
         max_tokens=256,
+        **extra,
     )
     message = completion.choices[0].message.model_dump(exclude_none=True)
     offered = [spec.name for spec in tool_specs(example.tools)]
@@ -173,6 +177,12 @@ def answer_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[fl
         kept = _offered_only(recovered, offered) if recovered else None
         message = kept[0] if kept else {}
     calls = [c for c in message.get("tool_calls") or () if c["function"]["name"] in offered]
+    return completion, calls
+
+
+def answer_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
+    """The stage-2 request under `auto`: a call to an offered tool is "call"."""
+    completion, calls = _stage2(client, model, example)
     usage = completion.usage
     return (1.0 if calls else 0.0), _tokens(usage, "prompt"), _tokens(usage, "completion")
 
@@ -191,25 +201,9 @@ def lead_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[floa
     call an offered tool, and 0 where it did not. A threshold on it keeps the calls the
     model began with confidence; at 0 it is `answer`.
     """
-    completion = client.chat.completions.create(
-        model=model,
-        messages=example.messages,
-        tools=example.tools,
-        tool_choice="auto",
-        temperature=0,
-        max_tokens=256,
-        logprobs=True,
-        top_logprobs=20,
-    )
-    choice = completion.choices[0]
-    message = choice.message.model_dump(exclude_none=True)
-    offered = [spec.name for spec in tool_specs(example.tools)]
-    if not message.get("tool_calls"):
-        recovered = recover_calls(message, hint=model, attempt=1)
-        kept = _offered_only(recovered, offered) if recovered else None
-        message = kept[0] if kept else {}
-    calls = [c for c in message.get("tool_calls") or () if c["function"]["name"] in offered]
-    content = choice.logprobs.content if choice.logprobs else None
+    completion, calls = _stage2(client, model, example, logprobs=True, top_logprobs=20)
+    logprobs = completion.choices[0].logprobs
+    content = logprobs.content if logprobs else None
     tops = content[0].top_logprobs if content else []
     total = sum(math.exp(top.logprob) for top in tops)
     lead = sum(math.exp(t.logprob) for t in tops if t.token.lstrip().startswith(CALL_LEADS))
