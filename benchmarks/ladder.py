@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grounding", default="off", choices=CHOICES, help="the full pipeline's grounding"
     )
+    parser.add_argument(
+        "--parallel-tool-calls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="send parallel_tool_calls with every rung (default: not sent)",
+    )
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -116,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_tokens=args.max_tokens or None,
         wrong_parser_base_url=args.wrong_parser_base_url,
         grounding=args.grounding,
+        parallel_tool_calls=args.parallel_tool_calls,
     )
     out = Path(args.out)
     code = 0

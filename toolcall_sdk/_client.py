@@ -647,7 +647,9 @@ class ToolCallClient(_ClientCore):
         strict: Send strict-form schemas (the server then enforces them under `required`).
         temperature: Sampling temperature of every request (None: the server's default).
         max_tokens: Token limit of each answer (None: the server's default).
-        parallel_tool_calls: Sent as is when set.
+        parallel_tool_calls: Sent as is when set. True also keeps a forced call with one
+            tool left on `required` instead of naming the tool: vLLM decodes a named
+            choice as exactly one call.
         timeout: Seconds per HTTP request.
         deadline: Seconds for a whole `call()` or `run()`: routing, attempts, backoffs,
             reading the answers and running tools all count (`DeadlineExceededError`).
@@ -663,8 +665,9 @@ class ToolCallClient(_ClientCore):
             `--tool-call-parser` that does not match the model); such attempts are flagged
             `parser_miss`. False turns that off: the answer is then a `no_tool_call`.
         tool_choice: Stage 2's `tool_choice`: `"required"` (named when one tool is
-            offered) or `"auto"`, for servers without `required` support; under `"auto"` a
-            text answer with no call in it is fed back as `no_tool_call` and retried.
+            offered, unless `parallel_tool_calls=True`) or `"auto"`, for servers without
+            `required` support; under `"auto"` a text answer with no call in it is fed
+            back as `no_tool_call` and retried.
         force: Which steps of `run()` force a call: `"first_step"` (default; a later step,
             which follows one whose calls ran, asks with `tool_choice="auto"` so the model
             may answer in text, ending the run) or `"every_step"` (every step forces, as for

@@ -974,7 +974,9 @@ def _call_params(
     }
     if config.tool_choice == "auto" or may_answer:
         params["tool_choice"] = "auto"
-    elif len(offered) == 1:
+    elif len(offered) == 1 and config.parallel_tool_calls is not True:
+        # vLLM decodes a named choice as exactly one call; a caller who asked for parallel
+        # calls keeps `required`, whose grammar allows several calls of the one offered tool.
         params["tool_choice"] = {"type": "function", "function": {"name": offered[0]}}
     else:
         params["tool_choice"] = "required"

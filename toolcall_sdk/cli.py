@@ -532,6 +532,15 @@ def eval_(
             "dates) or all (numbers too).",
         ),
     ] = "off",
+    parallel_tool_calls: Annotated[
+        bool | None,
+        typer.Option(
+            "--parallel-tool-calls/--no-parallel-tool-calls",
+            help="Send parallel_tool_calls with every rung's requests (default: not sent). "
+            "With it the SDK's forced call of a single tool stays tool_choice=required "
+            "instead of naming the tool, which vLLM decodes as one call.",
+        ),
+    ] = None,
     bfcl: Annotated[
         str | None,
         typer.Option(
@@ -628,6 +637,7 @@ def eval_(
         max_tokens=max_tokens or None,
         wrong_parser_base_url=wrong_parser_base_url,
         grounding=grounding,
+        parallel_tool_calls=parallel_tool_calls,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
     try:

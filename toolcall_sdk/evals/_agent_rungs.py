@@ -224,6 +224,8 @@ async def _raw_loop(
     }
     if settings.max_tokens is not None:
         params["max_tokens"] = settings.max_tokens
+    if settings.parallel_tool_calls is not None:
+        params["parallel_tool_calls"] = settings.parallel_tool_calls
     outcome = PipelineOutcome()
     for number in range(1, _max_steps(case) + 1):
         try:

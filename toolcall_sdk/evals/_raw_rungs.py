@@ -56,6 +56,8 @@ async def run_raw(
     }
     if settings.max_tokens is not None:
         params["max_tokens"] = settings.max_tokens
+    if settings.parallel_tool_calls is not None:
+        params["parallel_tool_calls"] = settings.parallel_tool_calls
     outcome = PipelineOutcome(attempts=1)
     try:
         completion = await client.chat.completions.create(**params)

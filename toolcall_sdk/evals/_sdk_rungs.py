@@ -85,6 +85,7 @@ def sdk_client(
         max_tokens=settings.max_tokens,
         http_client=http_client,
         retry=settings.retry,
+        parallel_tool_calls=settings.parallel_tool_calls,
         **options,
     )
 

@@ -196,6 +196,28 @@ def test_every_rung_sends_the_default_token_limit() -> None:
     assert {r.json["max_tokens"] for r in calls} == {256}  # type: ignore[index]
 
 
+def test_parallel_tool_calls_reach_every_rung_and_keep_the_forced_single_tool_unnamed() -> None:
+    settings = EvalSettings(
+        base_url=MAIN_URL, model="m", wrong_parser_base_url=WRONG_URL, parallel_tool_calls=True
+    )
+    main, wrong, _ = run(settings)
+
+    calls = [r for r in [*main.chat_requests, *wrong.chat_requests] if r.stage != "route"]
+    assert {r.json["parallel_tool_calls"] for r in calls} == {True}  # type: ignore[index]
+    # One tool is offered: forced requests stay `required` rather than naming it.
+    assert {str(r.tool_choice) for r in calls} == {"auto", "required"}
+
+
+def test_without_parallel_tool_calls_nothing_is_sent_and_a_single_tool_is_named() -> None:
+    settings = EvalSettings(base_url=MAIN_URL, model="m", wrong_parser_base_url=WRONG_URL)
+    main, wrong, _ = run(settings)
+
+    calls = [r for r in [*main.chat_requests, *wrong.chat_requests] if r.stage != "route"]
+    assert all("parallel_tool_calls" not in (r.json or {}) for r in calls)
+    named = {"type": "function", "function": {"name": "get_order_status"}}
+    assert named in [r.tool_choice for r in calls]
+
+
 def test_the_report_puts_the_seed_figures_beside_the_matching_rungs() -> None:
     settings = EvalSettings(base_url=MAIN_URL, model="m", wrong_parser_base_url=WRONG_URL)
     _, _, records = run(settings)

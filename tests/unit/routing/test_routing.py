@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolcall_sdk import RouteDecision, RouterError, Tool, ToolCallClient
-from toolcall_sdk.testing import ScriptedModel, text, tool_call
+from toolcall_sdk.testing import ScriptedModel, parallel, text, tool_call
 
 from ..conftest import OSLO_RESULT_HISTORY, ClientFactory, Ledger
 
@@ -281,6 +281,32 @@ def test_shortlist_of_one_makes_a_named_call(
     assert request.tool_choice == {"type": "function", "function": {"name": "get_weather"}}
     assert [t["function"]["name"] for t in request.tools or []] == ["get_weather"]
     assert result.route.router == "router"
+
+
+def test_a_shortlist_of_one_with_parallel_calls_stays_required_and_keeps_every_call(
+    make_client: ClientFactory, get_weather: Any, create_invoice: Any
+) -> None:
+    # A named choice is decoded as exactly one call: asking for parallel calls keeps the
+    # grammar that allows several calls of the one tool left.
+    def router(messages: Any, tools: Any) -> RouteDecision:
+        return RouteDecision(call=True, tools=["get_weather"], score=0.9)
+
+    oslo, bergen = WEATHER, {"city": "Bergen", "unit": "celsius"}
+    model = ScriptedModel(
+        [parallel(tool_call("get_weather", oslo), tool_call("get_weather", bergen))]
+    )
+    client = make_client(
+        model, [create_invoice, get_weather], router=router, parallel_tool_calls=True
+    )
+
+    result = client.call("Weather in Oslo and Bergen?")
+
+    [request] = model.calls_for("call")
+    assert request.tool_choice == "required"
+    assert request.json is not None
+    assert request.json["parallel_tool_calls"] is True
+    assert [t["function"]["name"] for t in request.tools or []] == ["get_weather"]
+    assert [call.arguments.model_dump() for call in result.calls] == [oslo, bergen]
 
 
 def test_router_object_and_bad_answers(make_client: ClientFactory, get_weather: Any) -> None:
