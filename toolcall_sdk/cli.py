@@ -499,7 +499,8 @@ def eval_(
             "--pipeline",
             "-p",
             metavar="NAME",
-            help="A pipeline to run, repeatable (default: all six): auto, auto+parser, "
+            help="A pipeline to run, repeatable or comma-separated (default: all six): "
+            "auto, auto+parser, "
             "auto+recover, required, required+validate, full; for multi-step tasks "
             "(default: all three): raw-loop, agent, agent-route-first.",
         ),
@@ -607,7 +608,9 @@ def eval_(
     for case_file in cases or []:
         if looks_like_url(case_file):
             _url_is_not_an_argument("--base-url", case_file, "the arguments of eval are case files")
-    unknown = [p for p in pipeline or [] if p not in ALL_PIPELINES]
+    # `-p a -p b` and `-p a,b` (the form ladder.py takes) name the same pipelines.
+    pipeline = [p.strip() for value in pipeline or [] for p in value.split(",") if p.strip()]
+    unknown = [p for p in pipeline if p not in ALL_PIPELINES]
     if unknown:
         raise typer.BadParameter(
             f"unknown pipeline(s) {unknown}; choose from {', '.join(ALL_PIPELINES)}"

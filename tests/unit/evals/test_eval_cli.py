@@ -83,6 +83,9 @@ def test_eval_rejects_bad_options(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "--model", "m", "--pipeline", "magic"])
     assert result.exit_code == 2
     assert "unknown pipeline" in result.output
+    result = CliRunner().invoke(app, ["eval", "--model", "m", "-p", "full,magic"])
+    assert result.exit_code == 2
+    assert "unknown pipeline(s) ['magic']" in result.output
     result = CliRunner().invoke(app, ["eval", "--model", "m"])
     assert result.exit_code == 2
     assert "give a case file" in result.output
@@ -407,3 +410,16 @@ def test_a_missing_case_file_names_the_bundled_ones(monkeypatch: pytest.MonkeyPa
         "error: no case file at nonexistent.jsonl; give a JSONL case file or --bfcl CATEGORY. "
         "Bundled case files: evals/invoices.jsonl, evals/multistep.jsonl"
     ]
+
+
+def test_pipelines_given_comma_separated_run_exactly_those(tmp_path: Path) -> None:
+    model = ScriptedModel(weather)
+    out = tmp_path / "out"
+
+    with model.serve() as base_url:
+        argv = eval_argv(json_cases(tmp_path), base_url, out, "-p", "required, full")
+        result = CliRunner().invoke(app, argv)
+
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert [row["pipeline"] for row in report["ladder"]] == ["required", "full"]
