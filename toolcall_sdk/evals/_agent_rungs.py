@@ -43,9 +43,8 @@ from toolcall_sdk._transport import is_transient
 from toolcall_sdk.evals._cases import DEFAULT_AGENT_MAX_STEPS, EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
-from toolcall_sdk.evals._sdk_rungs import sdk_client
+from toolcall_sdk.evals._sdk_rungs import sdk_client, settings_grounding
 from toolcall_sdk.evals._settings import EvalSettings
-from toolcall_sdk.grounding._policy import named_grounding
 from toolcall_sdk.routing import RouteDecision, coerce_decision, resolve_router, route_flow
 
 __all__ = ["AGENT_RUNGS", "FirstStepRouter", "run_agent"]
@@ -115,7 +114,6 @@ async def _sdk_loop(
     router: Any = settings.router
     if pipeline == "agent-route-first":
         router = FirstStepRouter(settings.router, len(case.messages))
-    grounding = named_grounding(settings.grounding)
     client = sdk_client(
         case,
         settings,
@@ -123,7 +121,7 @@ async def _sdk_loop(
         router=router,
         max_retries=settings.max_retries,
         recover=True,
-        grounding=grounding if grounding is not None else False,
+        grounding=settings_grounding(settings),
     )
     outcome = PipelineOutcome()
     try:

@@ -34,9 +34,9 @@ from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
 from toolcall_sdk.evals._settings import EvalSettings
-from toolcall_sdk.grounding._policy import named_grounding
+from toolcall_sdk.grounding._policy import GroundingPolicy, named_grounding
 
-__all__ = ["SDK_RUNGS", "run_sdk"]
+__all__ = ["SDK_RUNGS", "run_sdk", "sdk_client", "settings_grounding"]
 
 SDK_RUNGS: Final[frozenset[str]] = frozenset({"auto+recover", "required+validate", "full"})
 
@@ -63,13 +63,18 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         }
     if pipeline == "required+validate":
         return {"router": "always", "max_retries": 0, "recover": False, "grounding": False}
-    grounding = named_grounding(settings.grounding)
     return {
         "router": settings.router,
         "max_retries": settings.max_retries,
         "recover": True,
-        "grounding": grounding if grounding is not None else False,
+        "grounding": settings_grounding(settings),
     }
+
+
+def settings_grounding(settings: EvalSettings) -> GroundingPolicy | bool:
+    """The client's `grounding=` for the settings' policy name (`False` for `off`)."""
+    policy = named_grounding(settings.grounding)
+    return policy if policy is not None else False
 
 
 def sdk_client(
