@@ -70,10 +70,12 @@ def _parser() -> argparse.ArgumentParser:
         "--grounding", default="off", choices=CHOICES, help="the full pipeline's grounding"
     )
     parser.add_argument(
-        "--parallel-tool-calls",
-        action=argparse.BooleanOptionalAction,
+        "--parallel-calls",
+        dest="parallel_tool_calls",
+        action="store_const",
+        const=True,
         default=None,
-        help="send parallel_tool_calls with every rung (default: not sent)",
+        help="send parallel_tool_calls=true with every rung (default: not sent)",
     )
     parser.add_argument("--max-retries", type=int, default=2)
     parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS)

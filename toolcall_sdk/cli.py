@@ -534,14 +534,14 @@ def eval_(
         ),
     ] = "off",
     parallel_tool_calls: Annotated[
-        bool | None,
+        bool,
         typer.Option(
-            "--parallel-tool-calls/--no-parallel-tool-calls",
-            help="Send parallel_tool_calls with every rung's requests (default: not sent). "
-            "With it the SDK's forced call of a single tool stays tool_choice=required "
+            "--parallel-calls",
+            help="Send parallel_tool_calls (true) with every rung's requests (default: not "
+            "sent). The SDK's forced call of a single tool then stays tool_choice=required "
             "instead of naming the tool, which vLLM decodes as one call.",
         ),
-    ] = None,
+    ] = False,
     bfcl: Annotated[
         str | None,
         typer.Option(
@@ -640,7 +640,7 @@ def eval_(
         max_tokens=max_tokens or None,
         wrong_parser_base_url=wrong_parser_base_url,
         grounding=grounding,
-        parallel_tool_calls=parallel_tool_calls,
+        parallel_tool_calls=True if parallel_tool_calls else None,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
     try:

@@ -423,3 +423,18 @@ def test_pipelines_given_comma_separated_run_exactly_those(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert [row["pipeline"] for row in report["ladder"]] == ["required", "full"]
+
+
+def test_parallel_calls_are_sent_only_when_asked_for(tmp_path: Path) -> None:
+    asked, plain = ScriptedModel(weather), ScriptedModel(weather)
+
+    for model, extra in ((asked, ["--parallel-calls"]), (plain, [])):
+        with model.serve() as base_url:
+            argv = eval_argv(json_cases(tmp_path), base_url, tmp_path / str(id(model)), *extra)
+            result = CliRunner().invoke(app, [*argv, "-p", "required,full"])
+        assert result.exit_code == 0, result.output
+
+    assert {r.json["parallel_tool_calls"] for r in asked.chat_requests} == {True}  # type: ignore[index]
+    assert all("parallel_tool_calls" not in (r.json or {}) for r in plain.chat_requests)
+    report = json.loads((tmp_path / str(id(asked)) / "report.json").read_text())
+    assert report["meta"]["parallel_tool_calls"] is True
