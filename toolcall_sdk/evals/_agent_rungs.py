@@ -44,7 +44,7 @@ from toolcall_sdk.evals._cases import DEFAULT_AGENT_MAX_STEPS, EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
 from toolcall_sdk.evals._sdk_rungs import sdk_client, settings_grounding
-from toolcall_sdk.evals._settings import EvalSettings
+from toolcall_sdk.evals._settings import EvalSettings, raw_request_options
 from toolcall_sdk.routing import RouteDecision, coerce_decision, resolve_router, route_flow
 
 __all__ = ["AGENT_RUNGS", "FirstStepRouter", "run_agent"]
@@ -197,10 +197,6 @@ def _describe_steps(outcome: PipelineOutcome, steps: Sequence[Step]) -> None:
     outcome.steps = len(steps)
 
 
-# The raw loop samples as the SDK does (temperature 0): the comparison is of the loops.
-_TEMPERATURE: Final = 0.0
-
-
 async def _raw_loop(
     case: EvalCase, settings: EvalSettings, http_client: httpx2.AsyncClient
 ) -> PipelineOutcome:
@@ -218,12 +214,8 @@ async def _raw_loop(
         # The plain form, as a user writes it: strict tools would be constrained under auto.
         "tools": [t.openai_schema(strict=False) for t in case.tools],
         "tool_choice": "auto",
-        "temperature": _TEMPERATURE,
+        **raw_request_options(settings),
     }
-    if settings.max_tokens is not None:
-        params["max_tokens"] = settings.max_tokens
-    if settings.parallel_tool_calls is not None:
-        params["parallel_tool_calls"] = settings.parallel_tool_calls
     outcome = PipelineOutcome()
     for number in range(1, _max_steps(case) + 1):
         try:

@@ -17,15 +17,11 @@ from toolcall_sdk._validation import no_call_problem, read_arguments
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._matching import MadeCall
 from toolcall_sdk.evals._outcome import PipelineOutcome, first_line
-from toolcall_sdk.evals._settings import EvalSettings
+from toolcall_sdk.evals._settings import EvalSettings, raw_request_options
 
 __all__ = ["RAW_RUNGS", "run_raw"]
 
 RAW_RUNGS: Final[frozenset[str]] = frozenset({"auto", "auto+parser", "required"})
-
-# The raw pipelines get the same sampling as the SDK (temperature 0): the ladder measures
-# the pipeline, not the sampler.
-_TEMPERATURE: Final = 0.0
 
 
 async def run_raw(
@@ -52,12 +48,8 @@ async def run_raw(
         # forced call. Tools a case file defines as JSON go out exactly as written either way.
         "tools": [t.openai_schema(strict=forced) for t in case.tools],
         "tool_choice": "required" if forced else "auto",
-        "temperature": _TEMPERATURE,
+        **raw_request_options(settings),
     }
-    if settings.max_tokens is not None:
-        params["max_tokens"] = settings.max_tokens
-    if settings.parallel_tool_calls is not None:
-        params["parallel_tool_calls"] = settings.parallel_tool_calls
     outcome = PipelineOutcome(attempts=1)
     try:
         completion = await client.chat.completions.create(**params)

@@ -9,7 +9,13 @@ from typing import Any, Final
 from toolcall_sdk._transport import RetryPolicy
 from toolcall_sdk.routing import RouterSpec
 
-__all__ = ["DEFAULT_MAX_TOKENS", "EvalSettings", "auto_server_note", "describe_settings"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "EvalSettings",
+    "auto_server_note",
+    "describe_settings",
+    "raw_request_options",
+]
 
 DEFAULT_MAX_TOKENS: Final = 256
 """Token limit per answer unless told otherwise. A tool call or a short reply fits in far
@@ -58,6 +64,20 @@ class EvalSettings:
     def auto_base_url(self) -> str:
         """The server the `auto` rung asks."""
         return self.wrong_parser_base_url or self.base_url
+
+
+def raw_request_options(settings: EvalSettings) -> dict[str, Any]:
+    """What a plain openai request of the raw rungs and the raw loop takes from the settings.
+
+    Temperature 0, as the SDK samples: the ladder measures the pipeline, not the sampler.
+    `max_tokens` and `parallel_tool_calls` only when set, as the SDK's client sends them.
+    """
+    options: dict[str, Any] = {"temperature": 0.0}
+    if settings.max_tokens is not None:
+        options["max_tokens"] = settings.max_tokens
+    if settings.parallel_tool_calls is not None:
+        options["parallel_tool_calls"] = settings.parallel_tool_calls
+    return options
 
 
 def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
