@@ -449,7 +449,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("         by kind:", json.dumps({k: round(v, 2) for k, v in row["by_kind"].items()}))
     if args.out:
         Path(args.out).write_text(
-            json.dumps({"model": model, "where": where, "rows": rows, "examples": per_example})
+            json.dumps(
+                {
+                    "model": model,
+                    "where": where,
+                    # What draws the sample again (benchmarks/router_hybrid.py reads it).
+                    "args": {
+                        "live": args.live,
+                        "per_kind": args.per_kind,
+                        "live_per_category": args.live_per_category,
+                        "seed": args.seed,
+                    },
+                    "rows": rows,
+                    "examples": per_example,
+                }
+            )
         )
     return 0
 
