@@ -32,7 +32,7 @@ import hashlib
 import json
 import statistics
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from toolcall_sdk.routing import LLMAccuracy, band_for_costs
 from toolcall_sdk.routing.embedding import EmbeddingRouter
 
 BANDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
+FLOORS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
 FOLDS = 5  # as benchmarks/router_bfcl.py: the bundled threshold's out-of-fold folds
 # Error cost over request cost: how many routing requests one wrong decision is worth.
 COST_RATIOS = (2.0, 5.0, 10.0, 20.0, 50.0)
@@ -57,7 +58,8 @@ class Point:
     """One hybrid (LLM stage, band) scored on real verdicts."""
 
     stage: str
-    band: float
+    rule: str  # "band": the model inside it; "floor": no call below it, the model above
+    band: float  # the band's half-width, or the floor
     llm_share: float
     accuracy: float
     recall: float
@@ -124,14 +126,57 @@ def score_band(
     verdicts: Sequence[Mapping[str, Any]],
 ) -> Point:
     """The hybrid at one band: the model's verdict inside it, the embedding's outside."""
+    return _score(
+        stage,
+        "band",
+        band,
+        embedding,
+        verdicts,
+        asks=lambda p: abs(p - threshold) < band,
+        otherwise=lambda p: p >= threshold,
+    )
+
+
+def score_floor(
+    stage: str,
+    floor: float,
+    embedding: Mapping[str, float],
+    verdicts: Sequence[Mapping[str, Any]],
+) -> Point:
+    """The embedding router as a screen: no call below `floor`, the model's verdict above.
+
+    A lopsided band: the embedding router is trusted only where it is sure that no tool is
+    needed, and never forces a call.
+    """
+    return _score(
+        stage,
+        "floor",
+        floor,
+        embedding,
+        verdicts,
+        asks=lambda p: p >= floor,
+        otherwise=lambda p: False,
+    )
+
+
+def _score(
+    stage: str,
+    rule: str,
+    width: float,
+    embedding: Mapping[str, float],
+    verdicts: Sequence[Mapping[str, Any]],
+    *,
+    asks: Callable[[float], bool],
+    otherwise: Callable[[float], bool],
+) -> Point:
     right = calls = made = skips = left = said_call = 0
     asked = 0
     added: list[float] = []
     prompt = completion = 0
     for verdict in verdicts:
         p = embedding[verdict["id"]]
-        inside = abs(p - threshold) < band
-        call = verdict["score"] >= 0.5 if inside else p >= threshold
+        inside = asks(p)
+        call = verdict["score"] >= 0.5 if inside else otherwise(p)
         should = bool(verdict["should_call"])
         right += call == should
         calls += should
@@ -140,15 +185,16 @@ def score_band(
         left += not call and not should
         said_call += call
         # Only `both` sends a request of its own; `answer` rides on the stage-2 request.
-        asks = inside and stage == "both" and verdict["prompt_tokens"] > 0
+        sends = inside and stage == "both" and verdict["prompt_tokens"] > 0
         asked += inside
-        added.append(verdict["seconds"] if asks else 0.0)
-        prompt += verdict["prompt_tokens"] if asks else 0
-        completion += verdict["completion_tokens"] if asks else 0
+        added.append(verdict["seconds"] if sends else 0.0)
+        prompt += verdict["prompt_tokens"] if sends else 0
+        completion += verdict["completion_tokens"] if sends else 0
     n = len(verdicts)
     return Point(
         stage=stage,
-        band=band,
+        rule=rule,
+        band=width,
         llm_share=asked / n,
         accuracy=right / n,
         recall=made / calls if calls else 0.0,
@@ -199,6 +245,7 @@ def analyse(run: Mapping[str, Any], router: EmbeddingRouter) -> dict[str, Any]:
         "threshold": threshold,
         "stage2_p50_s": stage2[len(stage2) // 2],
         "curves": {},
+        "floors": {},
         "for_costs": {},
     }
     for stage in STAGES:
@@ -207,6 +254,8 @@ def analyse(run: Mapping[str, Any], router: EmbeddingRouter) -> dict[str, Any]:
             continue
         points = [score_band(stage, b, threshold, embedding, verdicts) for b in BANDS]
         out["curves"][stage] = [vars_of(p) for p in points]
+        floors = [score_floor(stage, f, embedding, verdicts) for f in FLOORS]
+        out["floors"][stage] = [vars_of(p) for p in floors]
         measured = _accuracy_of(verdicts)
         chosen = []
         for ratio in COST_RATIOS if histogram else ():
@@ -227,6 +276,17 @@ def vars_of(point: Point) -> dict[str, Any]:
     return {name: getattr(point, name) for name in Point.__slots__}
 
 
+def _print_point(p: Mapping[str, Any], stage2_p50_s: float) -> None:
+    share = p["added_mean_s"] / stage2_p50_s if stage2_p50_s else 0
+    print(
+        f"{p['stage']:7} {p['band']:4.2f}  {p['llm_share']:9.3f}  {p['accuracy']:.3f}  "
+        f"{p['recall']:.3f}  {p['left_alone']:.3f}  {p['precision']:.3f}  "
+        f"{p['requests']:7.2f} {p['prompt_tokens']:6.0f}+{p['completion_tokens']:<5.1f} "
+        f"{p['added_p50_s']:6.2f}/{p['added_p95_s']:.2f}/{p['added_mean_s']:.2f}"
+        f"  {share:8.2f}"
+    )
+
+
 def report(result: Mapping[str, Any]) -> None:
     print(
         f"{result['model']} on the {result['where']}: embedding threshold "
@@ -239,14 +299,12 @@ def report(result: Mapping[str, Any]) -> None:
     for stage, points in result["curves"].items():
         print(header)
         for p in points:
-            share = p["added_mean_s"] / result["stage2_p50_s"] if result["stage2_p50_s"] else 0
-            print(
-                f"{stage:7} {p['band']:4.2f}  {p['llm_share']:9.3f}  {p['accuracy']:.3f}  "
-                f"{p['recall']:.3f}  {p['left_alone']:.3f}  {p['precision']:.3f}  "
-                f"{p['requests']:7.2f} {p['prompt_tokens']:6.0f}+{p['completion_tokens']:<5.1f} "
-                f"{p['added_p50_s']:6.2f}/{p['added_p95_s']:.2f}/{p['added_mean_s']:.2f}"
-                f"  {share:8.2f}"
-            )
+            _print_point(p, result["stage2_p50_s"])
+        floors = result["floors"].get(stage) or []
+        if floors:
+            print(f"  {stage} behind an embedding floor (no call below it; `band` is the floor):")
+            for p in floors:
+                _print_point(p, result["stage2_p50_s"])
         costs = result["for_costs"].get(stage)
         if costs and costs["bands"]:
             print(

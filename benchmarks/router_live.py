@@ -219,9 +219,9 @@ def probe_mode(client: OpenAI, model: str, example: RoutingExample) -> tuple[flo
 
 
 def both_question(client: OpenAI, model: str, example: RoutingExample) -> tuple[float, int, int]:
-    """The default mode's routing question alone (the user's last message); `main` joins
+    """`mode="both"`'s routing question alone (the user's last message); `main` joins
     its verdict with the `answer` candidate's, as the client does."""
-    router = LLMRouter(client=client, model=model)
+    router = LLMRouter(mode="both", client=client, model=model)
     decision = router.decide(example.messages, example.tools)
     # "call" here means: the question said yes, or was not asked (after a tool result).
     return (1.0 if decision.call else 0.0), router.prompt_tokens, router.completion_tokens

@@ -82,6 +82,15 @@ def test_band_zero_is_the_embedding_router_and_band_one_the_model(
     # `answer` rides on the stage-2 request: no band adds a request.
     assert {p["requests"] for p in points.values()} == {0.0}
 
+    # Behind a floor the model decides above it and nothing below it is called.
+    floors = {p["band"]: p for p in result["floors"]["answer"]}
+    assert floors[0.0]["accuracy"] == model["accuracy"]
+    kept = [v for v in calls if embedding[v["id"]] >= 0.2]
+    assert floors[0.2]["recall"] == pytest.approx(len(kept) / len(calls))
+    assert floors[0.2]["llm_share"] == pytest.approx(
+        sum(embedding[v["id"]] >= 0.2 for v in verdicts) / len(verdicts)
+    )
+
 
 def test_a_run_whose_examples_are_not_its_sample_is_refused(run_file: Path, tmp_path: Path) -> None:
     run = json.loads(run_file.read_text())

@@ -45,3 +45,25 @@ def test_each_examples_score_is_written_beside_the_rows(tmp_path: Path) -> None:
     assert {e["score"] for e in scores} == {1.0}
     assert [e["should_call"] for e in scores] == [e.should_call for e in sample]
     assert len(model.chat_requests) == len(sample)
+
+
+def test_both_asks_the_routing_question_before_the_answer(tmp_path: Path) -> None:
+    model = ScriptedModel(calls_the_first_tool)
+    out = tmp_path / "router.json"
+    sample = dev_sample(0.05, 1)
+
+    with model.serve() as base_url:
+        argv = ["--base-url", base_url, "--candidates", "both", "--per-kind", "0.05"]
+        code = main([*argv, "--out", str(out)])
+
+    assert code == 0
+    # `both` is measured with `answer` (its verdict joins the answer's): one stage-2 request
+    # per example, plus the question wherever the conversation ends with the user's turn.
+    asked = [e for e in sample if e.tools and e.messages[-1]["role"] == "user"]
+    questions = [r for r in model.chat_requests if not (r.json or {}).get("tools")]
+    assert asked
+    assert len(questions) == len(asked)
+    assert len(model.chat_requests) == len(sample) + len(asked)
+    written = json.loads(out.read_text())
+    both = written["examples"]["both"]
+    assert all(e["prompt_tokens"] > 0 for e in both if e["id"] in {a.id for a in asked})
