@@ -60,13 +60,21 @@ class _CallableRouter:
 
 # The routers a name selects (the client's `router=`, the CLI's and the proxy's `--router`):
 # "llm" is `LLMRouter()` (the stage-2 answer under auto decides), "both" and "probe" its
-# other modes (a routing question first, then the answer; the question alone).
+# other modes (a routing question first, then the answer; the question alone); "screen" is
+# `HybridRouter.screen()`, the embedding router's floor in front of "llm" (the `router` extra).
+def _screen() -> Any:
+    from toolcall_sdk.routing._hybrid import HybridRouter  # imports the embedding router
+
+    return HybridRouter.screen()
+
+
 _NAMED: dict[str, Callable[[], Any]] = {
     "llm": LLMRouter,
     "both": partial(LLMRouter, mode="both"),
     "probe": partial(LLMRouter, mode="probe"),
     "always": AlwaysRouter,
     "never": NeverRouter,
+    "screen": _screen,
 }
 ROUTER_NAMES: tuple[str, ...] = tuple(_NAMED)
 

@@ -9,6 +9,7 @@ import pytest
 from openai import OpenAI
 
 from toolcall_sdk import EmbeddingRouter, HybridRouter, LLMRouter, RouteDecision
+from toolcall_sdk.routing import resolve_router
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
 from .._router_extra import requires_router_extra
@@ -132,3 +133,72 @@ def test_the_default_llm_stage_leaves_the_band_to_the_answer(
     assert result.route.answer_decides
     assert result.called is False
     assert result.content == "Hello! How can I help?"
+
+
+def test_below_the_screens_floor_the_request_is_answered_without_tools(
+    make_client: ClientFactory, get_weather: Any, embedding: EmbeddingRouter
+) -> None:
+    # A floor of 1 puts every request below it: no tool is offered, nothing is called.
+    hybrid = HybridRouter.screen(embedding=embedding, floor=1.0)
+    model = ScriptedModel([text("It is usually mild.")])
+    client = make_client(model, [get_weather], router=hybrid)
+
+    result = client.call("What's the weather in Oslo?")
+
+    [request] = model.requests
+    assert request.stage == "answer"
+    assert not (request.json or {}).get("tools")
+    assert result.called is False
+    assert result.content == "It is usually mild."
+    assert result.route.reason.startswith("embedding p(call)=")
+    assert "below the floor 1" in result.route.reason
+    assert (hybrid.decisions, hybrid.llm_decisions) == (1, 0)
+
+
+def test_above_the_screens_floor_the_models_answer_decides(
+    make_client: ClientFactory, get_weather: Any, create_invoice: Any, embedding: EmbeddingRouter
+) -> None:
+    hybrid = HybridRouter.screen(embedding=embedding, floor=0.0)
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})])
+    client = make_client(model, [create_invoice, get_weather], router=hybrid)
+
+    result = client.call("What's the weather in Oslo?")
+
+    # No routing question, and the call is the model's choice under auto, not forced, with
+    # every tool offered in the client's order.
+    [request] = model.requests
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert [t["function"]["name"] for t in request.tools or []] == [
+        "create_invoice",
+        "get_weather",
+    ]
+    assert result.called is True
+    assert result.route.answer_decides
+    assert hybrid.llm_share == 1.0
+
+
+def test_a_screen_never_forces_a_call_the_embedding_is_sure_of(embedding: EmbeddingRouter) -> None:
+    screen = HybridRouter.screen(embedding=embedding)
+    sure = RouteDecision(call=True, tools=["get_weather"], score=0.99)
+
+    assert screen.floor == 0.02
+    assert screen.uncertain(sure)  # the model still decides
+    assert not screen.uncertain(RouteDecision(call=False, score=0.01))
+    assert screen.settle(RouteDecision(call=True, score=0.01)).call is False
+    with pytest.raises(ValueError, match="floor"):
+        HybridRouter(embedding=embedding, floor=1.5)
+
+
+def test_the_screen_is_named(make_client: ClientFactory, get_weather: Any) -> None:
+    screen = resolve_router("screen")
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})])
+    client = make_client(model, [get_weather], router="screen")
+
+    result = client.call("What's the weather in Oslo?")
+
+    assert isinstance(screen, HybridRouter)
+    assert screen.floor == 0.02
+    assert isinstance(screen.llm, LLMRouter)
+    assert screen.llm.mode == "answer"
+    assert (result.route.router, result.route.answer_decides) == ("hybrid", True)
+    assert result.called is True
