@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 if __name__ == "__main__":  # `python benchmarks/router_hybrid.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -246,6 +247,8 @@ def analyse(run: Mapping[str, Any], router: EmbeddingRouter) -> dict[str, Any]:
         "stage2_p50_s": stage2[len(stage2) // 2],
         "curves": {},
         "floors": {},
+        # Each example's embedding probability, for scoring other combinations offline.
+        "embedding": embedding,
         "for_costs": {},
     }
     for stage in STAGES:
@@ -319,10 +322,83 @@ def report(result: Mapping[str, Any]) -> None:
                 )
 
 
+_SERIES = (  # (curve key, stage, colour, label)
+    ("curves", "answer", "#1565c0", "band, answer decides inside"),
+    ("curves", "both", "#c62828", "band, routing question inside"),
+    ("floors", "answer", "#2e7d32", "floor, answer decides above"),
+)
+
+
+def curves_svg(results: Sequence[Mapping[str, Any]]) -> str:
+    """One panel per run: accuracy (solid) and recall (dashed) against the band or floor.
+
+    Written directly, on an opaque white background, like the ladder's chart.
+    """
+    panel_w, panel_h, left, top = 330, 230, 50, 60
+    width = left + len(results) * (panel_w + 40)
+    height = top + panel_h + 110
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+        '<text x="10" y="22" font-size="15" font-weight="bold">HybridRouter from real runs: '
+        "accuracy (solid) and recall of calls (dashed)</text>",
+    ]
+    low, right = 0.5, 0.5  # accuracy and recall below 0.5 sit on the axis; bands past 0.5 hold all
+    for index, result in enumerate(results):
+        x0 = left + index * (panel_w + 40)
+
+        def at(width_: float, value: float, x0: float = x0) -> tuple[float, float]:
+            return x0 + panel_w * width_ / right, top + panel_h * (1 - value) / (1 - low)
+
+        model = str(result.get("model", "")).split("/")[-1].replace("-Instruct", "")
+        where = "live, held out" if "non-live" not in str(result.get("where")) else "non-live"
+        parts.append(
+            f'<text x="{x0}" y="{top - 12}" font-weight="bold">{escape(model)}, {where}</text>'
+        )
+        parts.append(
+            f'<rect x="{x0}" y="{top}" width="{panel_w}" height="{panel_h}" fill="none" '
+            'stroke="#999"/>'
+        )
+        for tick in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+            _, y = at(0, tick)
+            parts.append(f'<text x="{x0 - 30}" y="{y + 4:.1f}">{tick:.1f}</text>')
+        for tick in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
+            x, _ = at(tick, low)
+            parts.append(f'<text x="{x - 8:.1f}" y="{top + panel_h + 16}">{tick:g}</text>')
+        parts.append(
+            f'<text x="{x0 + panel_w / 2 - 60}" y="{top + panel_h + 32}">band or floor</text>'
+        )
+        for key, stage, colour, _label in _SERIES:
+            points = (result.get(key) or {}).get(stage) or []
+            for metric, dash in (("accuracy", ""), ("recall", ' stroke-dasharray="5,3"')):
+                coords = " ".join(
+                    "{:.1f},{:.1f}".format(*at(p["band"], max(low, p[metric])))
+                    for p in points
+                    if p["band"] <= right
+                )
+                if coords:
+                    parts.append(
+                        f'<polyline points="{coords}" fill="none" stroke="{colour}" '
+                        f'stroke-width="2"{dash}/>'
+                    )
+    legend_y = top + panel_h + 56
+    for index, (_key, _stage, colour, label) in enumerate(_SERIES):
+        x = left + index * 230
+        parts.append(
+            f'<line x1="{x}" y1="{legend_y}" x2="{x + 24}" y2="{legend_y}" stroke="{colour}" '
+            'stroke-width="3"/>'
+        )
+        parts.append(f'<text x="{x + 30}" y="{legend_y + 4}">{escape(label)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("runs", nargs="+", help="router_live.py --out files")
     parser.add_argument("--out", help="write the curves as JSON here")
+    parser.add_argument("--svg", help="draw the curves here (one panel per run)")
     args = parser.parse_args(argv)
     router = EmbeddingRouter()
     results = []
@@ -335,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(result)
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1))
+    if args.svg:
+        Path(args.svg).write_text(curves_svg(results))
     return 0
 
 

@@ -18,7 +18,6 @@ if importlib.util.find_spec("bfcl_eval") is None:
     )
 
 from benchmarks import router_hybrid, router_live
-from toolcall_sdk.routing.embedding import EmbeddingRouter
 
 pytestmark = requires_router_extra
 
@@ -53,22 +52,26 @@ def test_band_zero_is_the_embedding_router_and_band_one_the_model(
     run_file: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "curves.json"
+    svg = tmp_path / "curves.svg"
 
-    assert router_hybrid.main([str(run_file), "--out", str(out)]) == 0
+    assert router_hybrid.main([str(run_file), "--out", str(out), "--svg", str(svg)]) == 0
+
+    # The chart: an opaque background, accuracy and recall for the answer's band and floor
+    # (this run has no `both`).
+    drawn = svg.read_text()
+    assert 'fill="#ffffff"' in drawn.split("\n")[1]
+    assert drawn.count("<polyline") == 4
 
     [result] = json.loads(out.read_text())
     run = json.loads(run_file.read_text())
     verdicts = run["examples"]["answer"]
-    sample = router_hybrid.sample_of(run)
-    router = EmbeddingRouter()
-    embedding = router_hybrid.out_of_fold_scores(router, sample)
+    embedding = result["embedding"]
+    threshold = result["threshold"]
     points = {p["band"]: p for p in result["curves"]["answer"]}
     calls = [v for v in verdicts if v["should_call"]]
 
     alone = points[0.0]
-    embedding_right = sum(
-        (embedding[v["id"]] >= router.threshold) == v["should_call"] for v in verdicts
-    )
+    embedding_right = sum((embedding[v["id"]] >= threshold) == v["should_call"] for v in verdicts)
     assert alone["llm_share"] == 0.0
     assert alone["accuracy"] == pytest.approx(embedding_right / len(verdicts))
 
