@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -58,12 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         print("ladder: starting the plugin-parser server and the hermes server", flush=True)
         right = stack.enter_context(
-            serve(model_dir, env=DEMO_SERVE_ENV, startup_timeout=1200, **options)
+            serve(model_dir, env=_own_core(0), startup_timeout=1200, **options)
         )
         wrong = stack.enter_context(
             serve(
                 model_dir,
-                env=DEMO_SERVE_ENV,
+                env=_own_core(1),
                 startup_timeout=1200,
                 **{**options, "tool_call_parser": "hermes"},  # type: ignore[typeddict-item]
             )
@@ -86,6 +87,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     print(f"ladder: done in {time.monotonic() - started:.0f} s", flush=True)
     return code
+
+
+def _own_core(index: int) -> dict[str, str]:
+    """The demo's server environment, its inference threads bound to core `index`.
+
+    vLLM's CPU build binds every server's threads to the same first core when left to
+    choose, so the two servers of this script took turns on one core while the other idled.
+    A binding the caller set is kept.
+    """
+    env = dict(DEMO_SERVE_ENV)
+    cores = os.cpu_count() or 1
+    if "VLLM_CPU_OMP_THREADS_BIND" not in os.environ and cores >= 2:
+        env["VLLM_CPU_OMP_THREADS_BIND"] = str(index % cores)
+    return env
 
 
 if __name__ == "__main__":
