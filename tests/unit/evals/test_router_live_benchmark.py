@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,17 +28,20 @@ def calls_the_first_tool(request: RecordedRequest) -> Reply:
     return tool_call(tools[0]["function"]["name"], {})
 
 
-def test_each_examples_score_is_written_beside_the_rows(tmp_path: Path) -> None:
+def run_candidate(candidate: str, out: Path) -> tuple[ScriptedModel, dict[str, Any]]:
+    """router_live over 5% of the development sample against the always-calling model."""
     model = ScriptedModel(calls_the_first_tool)
-    out = tmp_path / "router.json"
+    with model.serve() as base_url:
+        argv = ["--base-url", base_url, "--candidates", candidate, "--per-kind", "0.05"]
+        assert main([*argv, "--out", str(out)]) == 0
+    return model, json.loads(out.read_text())
+
+
+def test_each_examples_score_is_written_beside_the_rows(tmp_path: Path) -> None:
     sample = dev_sample(0.05, 1)
 
-    with model.serve() as base_url:
-        argv = ["--base-url", base_url, "--candidates", "answer", "--per-kind", "0.05"]
-        code = main([*argv, "--out", str(out)])
+    model, written = run_candidate("answer", tmp_path / "router.json")
 
-    assert code == 0
-    written = json.loads(out.read_text())
     [row] = written["rows"]
     assert (row["candidate"], row["recall"], row["left_alone"]) == ("answer", 1.0, 0.0)
     scores = written["examples"]["answer"]
@@ -48,15 +52,10 @@ def test_each_examples_score_is_written_beside_the_rows(tmp_path: Path) -> None:
 
 
 def test_both_asks_the_routing_question_before_the_answer(tmp_path: Path) -> None:
-    model = ScriptedModel(calls_the_first_tool)
-    out = tmp_path / "router.json"
     sample = dev_sample(0.05, 1)
 
-    with model.serve() as base_url:
-        argv = ["--base-url", base_url, "--candidates", "both", "--per-kind", "0.05"]
-        code = main([*argv, "--out", str(out)])
+    model, written = run_candidate("both", tmp_path / "router.json")
 
-    assert code == 0
     # `both` is measured with `answer` (its verdict joins the answer's): one stage-2 request
     # per example, plus the question wherever the conversation ends with the user's turn.
     asked = [e for e in sample if e.tools and e.messages[-1]["role"] == "user"]
@@ -64,6 +63,5 @@ def test_both_asks_the_routing_question_before_the_answer(tmp_path: Path) -> Non
     assert asked
     assert len(questions) == len(asked)
     assert len(model.chat_requests) == len(sample) + len(asked)
-    written = json.loads(out.read_text())
     both = written["examples"]["both"]
     assert all(e["prompt_tokens"] > 0 for e in both if e["id"] in {a.id for a in asked})
