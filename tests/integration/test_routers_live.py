@@ -128,3 +128,22 @@ def test_llm_router_cost_per_decision(demo_server: Server) -> None:
     assert router.requests == len(COST_REQUESTS)
     assert 0 < report["completion_tokens_per_decision"] <= router.max_tokens
     assert report["readable_answers"] == 1.0
+
+
+def test_screen_through_the_client(demo_server: Server, embedding: EmbeddingRouter) -> None:
+    client = client_for(demo_server, HybridRouter.screen(embedding=embedding))
+
+    chatted = client.call("Hi there, how are you?")
+    called = client.call(WEATHER)
+
+    # Below the floor: decided locally, answered with no tools offered.
+    assert "below the floor" in chatted.route.reason
+    assert chatted.called is False
+    assert chatted.content
+    assert not chatted.attempts
+    # Above it: the model's own answer under auto decides, over every tool.
+    assert called.route.answer_decides
+    first = called.attempts[0].request
+    assert first.tool_choice == "auto"
+    assert set(first.tools) == {t.name for t in DEMO_TOOLS}
+    assert [call.name for call in called.calls] == ["get_weather"]
