@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from toolcall_sdk._errors import RouterError
@@ -65,7 +65,17 @@ class _CallableRouter:
 def _screen() -> Any:
     from toolcall_sdk.routing._hybrid import HybridRouter  # imports the embedding router
 
-    return HybridRouter.screen()
+    return HybridRouter.screen(embedding=_shared_embedding())
+
+
+@cache
+def _shared_embedding() -> Any:
+    """One embedding router for every router named "screen": the proxy and the eval build a
+    client (and so a named router) per tool set or case, and each would otherwise load its
+    own copy of the encoder. The router is safe to share (it locks its own cache)."""
+    from toolcall_sdk.routing.embedding import EmbeddingRouter
+
+    return EmbeddingRouter()
 
 
 _NAMED: dict[str, Callable[[], Any]] = {

@@ -198,6 +198,10 @@ def test_the_screen_is_named(make_client: ClientFactory, get_weather: Any) -> No
 
     assert isinstance(screen, HybridRouter)
     assert screen.floor == 0.02
+    # Every named screen shares one embedding router (one encoder in memory), not its counts.
+    again = resolve_router("screen")
+    assert again is not screen
+    assert again.embedding is screen.embedding
     assert isinstance(screen.llm, LLMRouter)
     assert screen.llm.mode == "answer"
     assert (result.route.router, result.route.answer_decides) == ("hybrid", True)
