@@ -45,16 +45,16 @@ def run_example(base_url: str) -> list[str]:
 
 
 def check_example(base_url: str) -> None:
-    """What the model must do: two tool steps ran (the look-up, the approved invoice), then
-    the run ended with a text answer."""
+    """What the model must do: the look-up first, the invoice sent once approved, then a
+    text answer. Each step is forced until the invoice is sent, and the 0.5B may look the
+    customer up again before sending, so the step numbers are not fixed."""
     lines = run_example(base_url)
     steps = [line for line in lines if re.match(r"step \d+: ", line)]
     assert steps[0] == "step 1: [('find_customer', 'CUS-000042')]", lines
-    assert any(line.startswith("step 2 waits: send_invoice(") for line in lines), lines
-    assert "step 2: [('send_invoice', 'Sent invoice INV-0007 for 1500000 VND to CUS-000042.')]" in (
-        steps
-    )
-    answer = re.fullmatch(r"step 3: answer (.+)", steps[-1])
+    assert any(re.match(r"step \d+ waits: send_invoice\(", line) for line in lines), lines
+    sent = "[('send_invoice', 'Sent invoice INV-0007 for 1500000 VND to CUS-000042.')]"
+    assert [s for s in steps if s.endswith(sent)], lines
+    answer = re.fullmatch(r"step \d+: answer (.+)", steps[-1])
     assert answer is not None, lines
     assert answer.group(1) not in ("None", "''"), lines
     assert re.fullmatch(r"\d+ tokens over the whole run", lines[-1])
