@@ -33,6 +33,7 @@ Nothing here reads a live category.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -42,7 +43,18 @@ from typing import Any
 
 from toolcall_sdk.bfcl import NON_LIVE_CATEGORIES, BfclCase, load_category
 
-__all__ = ["CLOSERS", "PREAMBLES", "RoutingExample", "routing_dev_set"]
+__all__ = ["CLOSERS", "FOLDS", "PREAMBLES", "RoutingExample", "fold_of", "routing_dev_set"]
+
+
+# The out-of-fold folds every calibration choice is made on (benchmarks/router_bfcl.py) and
+# that benchmarks/router_hybrid.py scores the same examples with: grouped by base case, so an
+# example and its variants always share a fold.
+FOLDS = 5
+
+
+def fold_of(group: str) -> int:
+    """The fold of a development example's group (its base case)."""
+    return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % FOLDS
 
 
 @dataclass(frozen=True, slots=True)

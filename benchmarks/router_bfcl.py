@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _routing_set import CLOSERS, PREAMBLES, RoutingExample, routing_dev_set
+from _routing_set import CLOSERS, FOLDS, PREAMBLES, RoutingExample, fold_of, routing_dev_set
 from numpy.typing import NDArray
 
 from toolcall_sdk.bfcl import LIVE_CATEGORIES, NON_LIVE_CATEGORIES, load_category
@@ -68,7 +68,6 @@ from toolcall_sdk.routing.embedding._text import read_conversation
 CACHE_DIR = Path.home() / ".cache" / "toolcall-sdk" / "router-bench"
 BASELINE_ENCODER = "minilm"  # the reference measurement's max cosine used MiniLM
 MIN_RECALL = 0.95  # the threshold keeps this share of non-live "call" cases (out of fold)
-FOLDS = 5
 LATENCY_SAMPLE = 200
 # A feature joins the model only if it raises leave-one-kind-out accuracy by this much.
 SELECTION_MIN_GAIN = 0.002
@@ -310,7 +309,7 @@ def fit_on_non_live(
             f"[{encoder.name}] leave-one-kind-out, {list(compare)}: "
             f"{_rounded(kind_out_report(previous, labels, kinds))}"
         )
-    folds = np.asarray([int(_key(e.group), 16) % FOLDS for e in kept])
+    folds = np.asarray([fold_of(e.group) for e in kept])
     out_of_fold = np.zeros(len(kept))
     for fold in range(FOLDS):
         train = folds != fold

@@ -28,7 +28,6 @@ Needs the `router` extra and `pip install --no-deps bfcl-eval==2026.3.23`.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import statistics
 import sys
@@ -41,14 +40,14 @@ from xml.sax.saxutils import escape
 if __name__ == "__main__":  # `python benchmarks/router_hybrid.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._routing_set import RoutingExample, routing_dev_set
+from benchmarks._routing_set import FOLDS, RoutingExample, fold_of, routing_dev_set
 from benchmarks.router_live import dev_sample, live_sample
+from toolcall_sdk.evals._svg import BACKGROUND
 from toolcall_sdk.routing import LLMAccuracy, band_for_costs
 from toolcall_sdk.routing.embedding import EmbeddingRouter
 
 BANDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
 FLOORS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
-FOLDS = 5  # as benchmarks/router_bfcl.py: the bundled threshold's out-of-fold folds
 # Error cost over request cost: how many routing requests one wrong decision is worth.
 COST_RATIOS = (2.0, 5.0, 10.0, 20.0, 50.0)
 STAGES = ("answer", "both")
@@ -74,10 +73,6 @@ class Point:
     added_p95_s: float
 
 
-def _fold(group: str) -> int:
-    return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % FOLDS
-
-
 def out_of_fold_scores(
     router: EmbeddingRouter, wanted: Sequence[RoutingExample]
 ) -> dict[str, float]:
@@ -94,7 +89,7 @@ def out_of_fold_scores(
         :, [FEATURE_NAMES.index(n) for n in names]
     ]
     labels = np.asarray([float(y) for _, y in rows])
-    folds = np.asarray([_fold(e.group) for e in examples])
+    folds = np.asarray([fold_of(e.group) for e in examples])
     index = {e.id: i for i, e in enumerate(examples)}
     scores: dict[str, float] = {}
     for fold in range(FOLDS):
@@ -219,10 +214,15 @@ def _accuracy_of(verdicts: Sequence[Mapping[str, Any]]) -> LLMAccuracy:
     )
 
 
+def _is_live(run: Mapping[str, Any]) -> bool:
+    """Whether a router_live run scored the live categories."""
+    return run.get("where") == "live categories" or bool((run.get("args") or {}).get("live"))
+
+
 def sample_of(run: Mapping[str, Any]) -> list[RoutingExample]:
     """The examples a router_live run scored (its arguments, or router_live's defaults)."""
     args = run.get("args") or {}
-    if run.get("where") == "live categories" or args.get("live"):
+    if _is_live(run):
         return live_sample(int(args.get("live_per_category", 30)), int(args.get("seed", 1)))
     return dev_sample(float(args.get("per_kind", 1.0)), int(args.get("seed", 1)))
 
@@ -234,17 +234,17 @@ def analyse(run: Mapping[str, Any], router: EmbeddingRouter) -> dict[str, Any]:
     ids = [e["id"] for e in recorded["answer"]]
     if ids != [e.id for e in examples]:
         raise SystemExit("the run's examples are not the sample its arguments give")
-    live = run.get("where") == "live categories" or bool((run.get("args") or {}).get("live"))
-    embedding = shipped_scores(router, examples) if live else out_of_fold_scores(router, examples)
+    embedding = (
+        shipped_scores(router, examples) if _is_live(run) else out_of_fold_scores(router, examples)
+    )
     threshold = router.threshold
     stored = router.calibration.info.get("histogram")
     histogram: dict[str, Any] = stored if isinstance(stored, dict) else {}
-    stage2 = sorted(v["seconds"] for v in recorded["answer"])
     out: dict[str, Any] = {
         "model": run.get("model"),
         "where": run.get("where"),
         "threshold": threshold,
-        "stage2_p50_s": stage2[len(stage2) // 2],
+        "stage2_p50_s": _quantile([v["seconds"] for v in recorded["answer"]], 0.5),
         "curves": {},
         "floors": {},
         # Each example's embedding probability, for scoring other combinations offline.
@@ -340,7 +340,7 @@ def curves_svg(results: Sequence[Mapping[str, Any]]) -> str:
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
-        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="{BACKGROUND}"/>',
         '<text x="10" y="22" font-size="15" font-weight="bold">HybridRouter from real runs: '
         "accuracy (solid) and recall of calls (dashed)</text>",
     ]
