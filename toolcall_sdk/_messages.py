@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,7 +11,13 @@ from pydantic import BaseModel
 from toolcall_sdk._errors import InvalidArgumentError
 from toolcall_sdk._limits import MAX_ARGUMENTS_CHARS, MAX_QUOTED_NAME_CHARS, shorten
 
-__all__ = ["MessagesInput", "assistant_history_entry", "to_messages", "tool_output_content"]
+__all__ = [
+    "MessagesInput",
+    "assistant_history_entry",
+    "distinct_call_ids",
+    "to_messages",
+    "tool_output_content",
+]
 
 MessagesInput = str | Sequence[Mapping[str, Any] | BaseModel]
 
@@ -78,6 +84,49 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
             for call in tool_calls
         ]
     return entry
+
+
+def distinct_call_ids(
+    message: dict[str, Any], taken: Collection[str] = ()
+) -> tuple[dict[str, Any], list[str]]:
+    """The message with an id of its own for each call: a missing id, or one an earlier call
+    of the message (or of the step: `taken`) already has, is replaced.
+
+    Everything that follows a call is keyed by its id: its tool message, a person's
+    decision on it, the step's record of what ran. Two calls under one id (a server that
+    numbers the calls of each answer from 1, or a proxy that copies one id) would share a
+    decision: approving one would run both. A missing id becomes `call_<index>`, a repeated
+    one `<id>_<n>`, each the first such name not in use.
+
+    Returns:
+        The message (the same object when nothing changed) and `old->new` for each change.
+    """
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return message, []
+    used = set(taken)
+    out: list[Any] = []
+    changed: list[str] = []
+    for index, raw in enumerate(calls):
+        if not isinstance(raw, Mapping):
+            out.append(raw)
+            continue
+        given = raw.get("id")
+        call_id = given if isinstance(given, str) and given else None
+        if call_id is None or call_id in used:
+            base = call_id or f"call_{index}"
+            fresh, n = base, 1
+            while fresh in used:
+                n += 1
+                fresh = f"{base}_{n}"
+            changed.append(f"{given}->{fresh}")
+            raw = {**raw, "id": fresh}
+            call_id = fresh
+        used.add(call_id)
+        out.append(raw)
+    if not changed:
+        return message, []
+    return {**message, "tool_calls": out}, changed
 
 
 def tool_output_content(output: Any) -> str:

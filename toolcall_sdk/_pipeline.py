@@ -37,7 +37,11 @@ from toolcall_sdk._feedback import (
     repeated_call_text,
 )
 from toolcall_sdk._loop_guard import LoopGuard, call_key
-from toolcall_sdk._messages import assistant_history_entry, tool_output_content
+from toolcall_sdk._messages import (
+    assistant_history_entry,
+    distinct_call_ids,
+    tool_output_content,
+)
 from toolcall_sdk._recovery import recover_calls, repair_tool_names
 from toolcall_sdk._results import (
     Attempt,
@@ -49,6 +53,7 @@ from toolcall_sdk._results import (
     ToolCallResult,
     Usage,
 )
+from toolcall_sdk._step_memory import StepMemory
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
@@ -242,6 +247,8 @@ class ResumePoint:
     attempt: Attempt  # the stage-2 attempt whose answer paused
     message: dict[str, Any]  # its assistant message (calls recovered from text included)
     approvals: Mapping[str, bool]
+    # What the step had run and decided before it paused (a repeat is not run again).
+    memory: StepMemory = field(default_factory=StepMemory)
 
 
 @dataclass(slots=True)
@@ -274,7 +281,7 @@ class StepPaused(Exception):
         message: dict[str, Any],
         calls: list[ToolCall],
         pending: list[ToolCall],
-        executed: list[ToolCall],
+        memory: StepMemory,
     ) -> None:
         super().__init__("paused for approval")
         self.history = history  # without the paused assistant message
@@ -285,7 +292,10 @@ class StepPaused(Exception):
         self.message = message
         self.calls = calls
         self.pending = pending
-        self.executed = executed  # ran in earlier attempts of the step (before a ModelRetry)
+        # What the step ran (in earlier attempts, before a ModelRetry) and decided; it goes
+        # into the paused state, so that nothing of it runs again after `resume()`.
+        self.memory = memory
+        self.executed = memory.executed
 
 
 class LoopStop(Exception):
@@ -307,12 +317,17 @@ class _Run:
     observe: bool = False  # hooks listen (Config.observe)
     usage: Usage = field(default_factory=Usage)
     attempts: list[Attempt] = field(default_factory=list)
-    executed: list[ToolCall] = field(default_factory=list)
     # The tool message of each call answered without running (denied, repeated), by id.
     notes: dict[str, str] = field(default_factory=dict)
-    # Each call that ran in this step, by tool and canonical arguments: a repeat reuses its
-    # outcome (across steps the loop guard decides).
-    ran: dict[tuple[str, str], ToolCall] = field(default_factory=dict)
+    # The calls that ran in this step and a person's decisions, by tool and canonical
+    # arguments: a repeat reuses the outcome or the decision (across steps the loop guard
+    # decides). Carried through an approval pause.
+    memory: StepMemory = field(default_factory=StepMemory)
+
+    @property
+    def executed(self) -> list[ToolCall]:
+        """The calls of this step's rejected answers that ran (or reused an outcome)."""
+        return self.memory.executed
 
 
 def flow(
@@ -417,8 +432,9 @@ def _step_flow(
       stops the run before anything of the answer runs.
     - `_pause_for_approval` before `_execute`: while one call of an answer waits, none of it
       runs (the pause is all or nothing per answer).
-    - `_execute` runs each call at most once per step (`_Run.ran`), calls of earlier
-      attempts included; `_record_for_loop_guard` after it, so the guard holds results.
+    - `_execute` runs each call at most once per step (`_Run.memory`), calls of earlier
+      attempts and of the answers before an approval pause included;
+      `_record_for_loop_guard` after it, so the guard holds results.
     - `_feedback` only for a rejected answer, after it in the history; the last rejected
       attempt escalates (`ToolCallFailed`) with no business function run for it.
     """
@@ -460,7 +476,7 @@ def _step_flow(
         if not problems and execute and control.may_answer and _only_repeats(calls, control):
             return (yield from _answer_now(config, state, offer.decision))
         if not problems and execute:
-            skipped = _screen(calls, control.guard, offer.tools, candidate.approvals)
+            skipped = _screen(calls, control.guard, candidate.approvals, state.memory)
             _pause_for_approval(state, offer, candidate, calls, skipped)
             _skip(calls, skipped, state.notes)
             contexts = _ToolContexts(control, base_context)
@@ -500,7 +516,16 @@ def _offer(
 
 
 def _resumed(state: _Run, resume: ResumePoint) -> _Candidate:
-    """The paused answer, as this step's first attempt (validated again: deterministic)."""
+    """The paused answer, as this step's first attempt (validated again: deterministic),
+    with what the step had run and decided before it paused."""
+    saved = resume.memory
+    state.memory = StepMemory(
+        executed=list(saved.executed),
+        ran=dict(saved.ran),
+        contents=dict(saved.contents),
+        decided=dict(saved.decided),
+    )
+    state.notes.update(saved.contents)
     state.attempts.append(resume.attempt)
     state.usage += resume.attempt.usage
     return _Candidate(resume.attempt, resume.message, [], resume.approvals)
@@ -549,14 +574,20 @@ def _pause_for_approval(
     Raises:
         StepPaused: A call of a `requires_approval` tool has no decision yet.
     """
+    memory = state.memory
+    # A call equal to one that ran in this step is answered with that outcome, and one equal
+    # to a call a person decided is held to that decision: neither waits again.
     pending = [
         call
         for call in calls
         if call.id not in skipped
         and offer.tools[call.name].requires_approval
         and call.id not in candidate.approvals
+        and memory.earlier_run(call) is None
+        and memory.decision(call) is None
     ]
     if pending:
+        memory.contents.update(_contents(memory.executed, state.notes))
         raise StepPaused(
             history=list(state.history),
             attempts=state.attempts,
@@ -566,7 +597,7 @@ def _pause_for_approval(
             message=candidate.message,
             calls=calls,
             pending=pending,
-            executed=state.executed,
+            memory=memory,
         )
 
 
@@ -718,6 +749,8 @@ def _ask_for_calls(
                 yield Notify(CallsRecovered(state.step, number, names))
     message, renamed = repair_tool_names(message, offered)
     attempt.repairs.extend(renamed)
+    # Before anything is decided per call: one id, one call (its decision, its message).
+    message, _ = distinct_call_ids(message, taken=[call.id for call in state.executed])
     return attempt, message
 
 
@@ -836,14 +869,18 @@ class _ToolContexts:
 def _screen(
     calls: Sequence[ToolCall],
     guard: LoopGuard | None,
-    tools: Mapping[str, Tool[..., Any]],
     approvals: Mapping[str, bool],
+    memory: StepMemory,
 ) -> dict[str, tuple[SkipReason, str]]:
     """Which calls are answered without running, and with what (the loop guard, denials).
+
+    A person's decisions hold for the rest of the step: a call equal to a denied one (in
+    this answer or a later one, after a `ModelRetry`) is denied too.
 
     Raises:
         LoopStop: A call made again after the loop guard's feedback.
     """
+    memory.remember_decisions(calls, approvals)
     skipped: dict[str, tuple[SkipReason, str]] = {}
     for call in calls:
         if guard is not None:
@@ -855,7 +892,7 @@ def _screen(
                 text = repeated_call_text(call.name, seen.arguments, seen.count, seen.result)
                 skipped[call.id] = ("repeated", text)
                 continue
-        if approvals.get(call.id) is False:  # a person said no: whatever the tool says now
+        if memory.decision(call) is False:  # a person said no: whatever the tool says now
             skipped[call.id] = ("denied", denied_text(call.name))
     return skipped
 
@@ -1026,7 +1063,7 @@ def _execute(
         if call.skipped is not None:
             continue
         key = call_key(call)
-        earlier = state.ran.get(key) or first_of.get(key)
+        earlier = state.memory.ran.get(key) or first_of.get(key)
         if earlier is not None:
             repeats.append((call, earlier))
             continue
@@ -1065,13 +1102,15 @@ def _execute(
         call.executed = True
         call.output = outcome.output
         call.error = _timeout_error(tools[call.name], call) if outcome.timed_out else outcome.error
-        state.ran[call_key(call)] = call
+        state.memory.ran[call_key(call)] = call
     for call, earlier in repeats:
         # The side effect must not happen twice (typically a call repeated after a
         # ModelRetry on another one); the repeat is answered with the recorded outcome.
         if earlier.executed:
             call.executed = True
             call.output, call.error, call.reused_from = earlier.output, earlier.error, earlier.id
+            if earlier.id in state.notes:  # read back from a paused state: its exact message
+                state.notes[call.id] = state.notes[earlier.id]
         else:  # its twin in this answer did not run (a retry stopped it): neither does it
             problems.append(
                 Problem(

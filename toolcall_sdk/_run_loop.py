@@ -201,6 +201,7 @@ def run_flow(
             attempt=saved.attempt,
             message=saved.message,
             approvals=dict(approvals or {}),
+            memory=saved.memory,
         )
     limits = loop.limits
     while True:
@@ -303,6 +304,7 @@ def _approval_required(loop: _Loop, paused: StepPaused, number: int) -> Approval
         attempt=attempt,
         message=paused.message,
         pending=tuple(call.id for call in paused.pending),
+        memory=paused.memory,
     )
     pending = [
         PendingCall(

@@ -1,10 +1,12 @@
 """What a run carries across an approval pause, as JSON (never pickle).
 
 `ApprovalRequired.state` is `encode_state(...)`: a unique id, the conversation, the run's
-limits (and `force`) and counters, the loop guard's records, a summary of the finished steps
-and the paused answer (its calls with their raw arguments). `resume()` reads it back with
-`decode_state`, which refuses anything it cannot trust with a `ResumeError`; the id is what
-the client's resume ledger claims, so each state is resumed once (`_resume_ledger`). The
+limits (and `force`) and counters, the loop guard's records, a summary of the finished steps,
+the paused answer (its calls with their raw arguments) and what the paused step had run
+and decided (`_step_memory`), so that a call that ran is not run again after the pause.
+`resume()` reads it back with `decode_state`, which refuses anything it cannot trust with a
+`ResumeError`; the id is what the client's resume ledger claims, so each state is resumed
+once (`_resume_ledger`). The
 checksum catches a state that was edited or cut short; it is not a signature (anyone can
 recompute it), so a state handed to an untrusted party must be kept server-side. The paused
 calls' arguments are validated again on resume, with the tools' own models.
@@ -23,6 +25,7 @@ from typing import Any, Literal
 from toolcall_sdk._errors import ResumeError
 from toolcall_sdk._loop_guard import Seen
 from toolcall_sdk._results import Attempt, RequestSummary, Step, Usage
+from toolcall_sdk._step_memory import StepMemory
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing import RouteDecision
 
@@ -71,6 +74,8 @@ class SavedRun:
     attempt: Attempt
     message: dict[str, Any]
     pending: tuple[str, ...]  # the ids of the calls waiting for a decision
+    # What the paused step had already run and decided: never run again after resume.
+    memory: StepMemory = field(default_factory=StepMemory)
     # Two pauses of the same conversation are still two states: each may be resumed once.
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
@@ -102,6 +107,7 @@ def encode_state(saved: SavedRun, steps: Sequence[Step]) -> str:
         },
         "message": saved.message,
         "pending": list(saved.pending),
+        "memory": saved.memory.to_json(),
         "steps": [_step_summary(step) for step in steps],
     }
     payload["checksum"] = _checksum(payload)
@@ -138,7 +144,7 @@ def decode_state(text: str, tools: Mapping[str, Tool[..., Any]]) -> SavedRun:
         )
     try:
         # A state written before states had ids is known by its checksum.
-        saved = _saved_run(payload, state_id=str(payload.get("id") or checksum))
+        saved = _saved_run(payload, tools, state_id=str(payload.get("id") or checksum))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ResumeError(f"state is incomplete: {type(exc).__name__}: {exc}") from exc
     missing = sorted({*saved.offered} - set(tools))
@@ -180,7 +186,9 @@ def check_approvals(saved: SavedRun, approvals: Any) -> dict[str, bool]:
     return {str(key): bool(value) for key, value in approvals.items()}
 
 
-def _saved_run(payload: dict[str, Any], *, state_id: str) -> SavedRun:
+def _saved_run(
+    payload: dict[str, Any], tools: Mapping[str, Tool[..., Any]], *, state_id: str
+) -> SavedRun:
     attempt = payload["attempt"]
     request = attempt["request"]
     limits = RunLimits(**payload["limits"])
@@ -207,6 +215,7 @@ def _saved_run(payload: dict[str, Any], *, state_id: str) -> SavedRun:
         ),
         message=dict(payload["message"]),
         pending=tuple(str(call_id) for call_id in payload["pending"]),
+        memory=StepMemory.from_json(payload.get("memory"), tools),
         id=state_id,
     )
 
