@@ -9,6 +9,7 @@ The tree::
     │   ├── StrictSchemaError          a schema cannot be made strict (free-form mapping)
     │   └── ToolValidatorError         a tool's validator crashed on a call (a bug in the tool)
     ├── ToolCallFailed                 no valid call within the retries; `.attempts`
+    ├── NoAnswerError                  no text where only a text answer could end the step
     ├── RouterError                    a router raised or returned no decision
     ├── PromptEmbedsError              a prompt-embeddings tensor refused before sending
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
@@ -75,7 +76,7 @@ Outside a run both are empty.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # Errors are the bottom layer: `_results` imports this module, never the reverse at run
@@ -96,6 +97,7 @@ __all__ = [
     "MaxStepsExceeded",
     "ModelNotFoundError",
     "ModelRetry",
+    "NoAnswerError",
     "PromptEmbedsError",
     "RateLimitedError",
     "RequestRejectedError",
@@ -215,6 +217,27 @@ class ToolCallFailed(ToolCallError):
         super().__init__(message)
         self.attempts = list(attempts)
         self.executed = list(executed)
+
+
+class NoAnswerError(ToolCallError):
+    """The model gave no text where only a text answer could end the step.
+
+    A step ends in an answer or an error, never in nothing: an empty answer (asked again
+    once, without tools), or an answer that holds only a call where no tool could be
+    called (`router="never"`, a plain answer after the router said "no tool"), raises
+    this. No business function ran for it; under `run()`, `.executed` holds what ran before.
+
+    Attributes:
+        message: The assistant message as the server sent it (a dict).
+        finish_reason: The server's finish reason.
+    """
+
+    def __init__(
+        self, text: str, *, message: dict[str, Any], finish_reason: str | None = None
+    ) -> None:
+        super().__init__(text)
+        self.message = message
+        self.finish_reason = finish_reason
 
 
 class RouterError(ToolCallError):

@@ -133,12 +133,21 @@ def tool_output_content(output: Any) -> str:
     """The text of a `tool` message carrying a business function's result."""
     if isinstance(output, str):
         return output
-    if isinstance(output, BaseModel):
-        return output.model_dump_json()
     try:
+        if isinstance(output, BaseModel):
+            return output.model_dump_json()
         return json.dumps(output, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
+    except Exception:
+        # The function ran: whatever its value (a model with a field pydantic cannot
+        # serialise, a circular structure), the model is answered and the call recorded.
+        return _as_text(output)
+
+
+def _as_text(output: Any) -> str:
+    try:
         return str(output)
+    except Exception:  # a __str__ that raises too: the type is all that can be said
+        return f"<{type(output).__name__} object>"
 
 
 def _name_text(name: Any) -> Any:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 from pydantic import BaseModel
 
 from toolcall_sdk._context import RunContext
-from toolcall_sdk._errors import ToolCallError, ToolCallFailed, ToolTimeoutError, TransportError
+from toolcall_sdk._errors import (
+    NoAnswerError,
+    ToolCallError,
+    ToolCallFailed,
+    ToolTimeoutError,
+    TransportError,
+)
 from toolcall_sdk._events import (
     ArgumentsRepaired,
     AttemptFailed,
@@ -60,6 +66,7 @@ from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
 from toolcall_sdk.grounding import GroundingPolicy
 from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.grounding._policy import resolve_grounding
+from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
     AskModel,
     Consult,
@@ -449,7 +456,10 @@ def _step_flow(
     # first attempt may answer in text.
     answer_decides = control.may_answer or offer.decision.answer_decides
     retry_may_answer = False
-    for number in range(offer.first, config.max_retries + 2):
+    # A resumed step takes up its paused answer whatever this client's `max_retries` (a
+    # person approved its calls); the retries after it are bounded by `max_retries`.
+    last = max(config.max_retries + 1, offer.first)
+    for number in range(offer.first, last + 1):
         if resume is not None:
             candidate = _resumed(state, resume)
             resume = None
@@ -464,7 +474,11 @@ def _step_flow(
             candidate = yield from _ask(config, state, offer, number, may_answer)
             # A later step's text is its answer even to a forced retry (a server that does
             # not honour the forcing): the run has what it ran, and text may end it.
-            if (may_answer or control.may_answer) and not candidate.message.get("tool_calls"):
+            if (
+                (may_answer or control.may_answer)
+                and not candidate.message.get("tool_calls")
+                and not _cut_off_call(candidate)
+            ):
                 return (
                     yield from _answered(
                         config, state, offer.decision, candidate.message, execute, control
@@ -474,7 +488,7 @@ def _step_flow(
             config, state, candidate, offer, validation_context, number
         )
         if not problems and execute and control.may_answer and _only_repeats(calls, control):
-            return (yield from _answer_now(config, state, offer.decision))
+            return (yield from _answer_now(config, state, offer.decision, calls, control))
         if not problems and execute:
             skipped = _screen(calls, control.guard, candidate.approvals, state.memory)
             _pause_for_approval(state, offer, candidate, calls, skipped)
@@ -763,6 +777,10 @@ def _answered(
     control: StepControl,
 ) -> Generator[Effect, Any, ToolCallResult]:
     """The step's text answer, where the model was free to give one."""
+    if not _has_text(message):
+        # Nothing to end the step with: asked again without tools (`_plain_answer` raises
+        # `NoAnswerError` when that is empty too).
+        return (yield from _plain_answer(config, state, decision))
     if not control.may_answer and _writes_a_call(config, message):
         # On a first step, text that is only a call to a tool nobody offered (a small
         # model's `{"name": "tell_joke", ...}`) is no answer: ask again without tools.
@@ -780,6 +798,11 @@ ANSWER_NOW_TEXT = (
 )
 
 
+# Sent (as the user's turn) when an answer where only text can be used had none: empty, or
+# a structured call although no tool was offered (`router="never"`).
+ANSWER_IN_TEXT = "Answer in plain text now, without calling a tool."
+
+
 def _only_repeats(calls: Sequence[ToolCall], control: StepControl) -> bool:
     """Whether every call of an answer ran already in an earlier step of this run."""
     guard = control.guard
@@ -787,12 +810,26 @@ def _only_repeats(calls: Sequence[ToolCall], control: StepControl) -> bool:
 
 
 def _answer_now(
-    config: Config, state: _Run, decision: RouteDecision
+    config: Config,
+    state: _Run,
+    decision: RouteDecision,
+    calls: Sequence[ToolCall],
+    control: StepControl,
 ) -> Generator[Effect, Any, ToolCallResult]:
     """A later step that only repeats earlier calls: nothing runs again; the model is asked
-    to answer from the results it has, without tools."""
+    to answer from the results it has, without tools.
+
+    Raises:
+        LoopStop: It answers with no text again (a call where none can be made): the
+            model repeats the call whatever it is told, and the run stops (`LoopDetected`).
+    """
     state.history.append({"role": "user", "content": ANSWER_NOW_TEXT})
-    return (yield from _plain_answer(config, state, decision))
+    try:
+        return (yield from _plain_answer(config, state, decision))
+    except NoAnswerError:
+        name, arguments = call_key(calls[0])
+        seen = control.guard.verdict(calls[0])[1] if control.guard is not None else None
+        raise LoopStop(name, arguments, (seen.count if seen is not None else 0) + 1) from None
 
 
 def _writes_a_call(config: Config, message: Mapping[str, Any]) -> bool:
@@ -949,6 +986,16 @@ def _plain_answer(
         # answers. Once: a second such answer is returned as it is.
         state.history.append({"role": "user", "content": ANSWER_NOW_TEXT})
         answer = yield from _ask_plain(config, state)
+    elif not _has_text(answer.message) and not _ends_with_note(state.history):
+        # Empty, or only a structured call where no tool can be called: no answer. Asked
+        # once more, told to answer in text; a step never ends in nothing.
+        note = ANSWER_NOW_TEXT if _told_results(state.history) else ANSWER_IN_TEXT
+        state.history.append({"role": "user", "content": note})
+        answer = yield from _ask_plain(config, state)
+    if not _has_text(answer.message):
+        raise NoAnswerError(
+            _no_answer_text(answer), message=answer.message, finish_reason=answer.finish_reason
+        )
     content = answer.message.get("content")
     state.history.append({"role": "assistant", "content": content})
     return ToolCallResult(
@@ -962,12 +1009,48 @@ def _plain_answer(
     )
 
 
+def _has_text(message: Mapping[str, Any]) -> bool:
+    """Whether an answer has text to end a step with (more than whitespace)."""
+    content = message.get("content")
+    return isinstance(content, str) and bool(content.strip())
+
+
+def _no_answer_text(answer: Answer) -> str:
+    calls = answer.message.get("tool_calls") or []
+    what = (
+        f"only tool call(s) ({', '.join(_call_name(c) or '?' for c in calls)}) where no tool "
+        "could be called"
+        if calls
+        else "no text"
+    )
+    cut = " (cut off at max_tokens)" if answer.finish_reason == "length" else ""
+    return (
+        f"the model answered with {what}{cut}, where a text answer was needed, twice; "
+        "nothing was returned as an answer. The answer is in .message; check the chat "
+        "template and max_tokens"
+    )
+
+
+def _cut_off_call(candidate: _Candidate) -> bool:
+    """Whether a text answer is a call cut off at `max_tokens` (`<tool_call>\\n{"name": ...`
+    with no end): never an answer, not even half a tag, but a call to ask for again."""
+    if candidate.attempt.finish_reason != "length":
+        return False
+    content = candidate.message.get("content")
+    return isinstance(content, str) and detect_format(content) is not None
+
+
 def _ask_plain(config: Config, state: _Run) -> Generator[Effect, Any, Answer]:
     params: dict[str, Any] = {"model": config.model, "messages": list(state.history)}
     _common_params(config, params)
     answer: Answer = yield ChatRequest(STAGE_ANSWER, params)
     state.usage += answer.usage
     return answer
+
+
+def _ends_with_note(history: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the last message is the SDK's note asking for a text answer."""
+    return bool(history) and history[-1].get("content") in (ANSWER_NOW_TEXT, ANSWER_IN_TEXT)
 
 
 def _told_results(history: Sequence[Mapping[str, Any]]) -> bool:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from toolcall_sdk._errors import ResumeError
 from toolcall_sdk._loop_guard import Seen
 from toolcall_sdk._results import Attempt, RequestSummary, Step, Usage
+from toolcall_sdk._state_shape import check_state_shape
 from toolcall_sdk._step_memory import StepMemory
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.routing import RouteDecision
@@ -129,6 +130,11 @@ def decode_state(text: str, tools: Mapping[str, Tool[..., Any]]) -> SavedRun:
         payload = json.loads(text)
     except ValueError as exc:
         raise ResumeError(f"state is not JSON ({exc}); pass ApprovalRequired.state as is") from exc
+    except RecursionError:  # nested deeper than the parser's stack: no state is
+        raise ResumeError(
+            "state is not a paused run (JSON nested too deep to read); pass "
+            "ApprovalRequired.state as is"
+        ) from None
     if not isinstance(payload, dict) or payload.get("kind") != _KIND:
         raise ResumeError("state is not a paused run; pass ApprovalRequired.state as is")
     if payload.get("version") != _VERSION:
@@ -141,6 +147,12 @@ def decode_state(text: str, tools: Mapping[str, Tool[..., Any]]) -> SavedRun:
         raise ResumeError(
             "state was altered after the run paused (its checksum does not match); "
             "resume only the exact text of ApprovalRequired.state"
+        )
+    wrong = check_state_shape(payload)
+    if wrong is not None:
+        raise ResumeError(
+            f"state has fields of the wrong type or value ({wrong}); nothing ran. Resume "
+            "only the exact text of ApprovalRequired.state"
         )
     try:
         # A state written before states had ids is known by its checksum.

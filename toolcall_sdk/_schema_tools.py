@@ -34,12 +34,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PydanticUserError,
     Strict,
     TypeAdapter,
     ValidationError,
     create_model,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import PydanticCustomError, SchemaError
 
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._errors import StrictSchemaError, ToolDefinitionError
@@ -191,12 +192,33 @@ def tool_from_openai(
         )
     if strict is None and isinstance(function.get("strict"), bool):
         strict = function["strict"]
-    entry = copy.deepcopy({**entry, "type": "function"})
-    builder = _Builder(dict(parameters))
-    model = builder.object_model(_title(name), dict(parameters), depth=0)
-    return SchemaTool(
-        definition=entry, args_model=model, handler=handler, strict=strict, verbatim=verbatim
-    )
+    try:
+        entry = copy.deepcopy({**entry, "type": "function"})
+        builder = _Builder(dict(parameters))
+        model = builder.object_model(_title(name), dict(parameters), depth=0)
+        return SchemaTool(
+            definition=entry, args_model=model, handler=handler, strict=strict, verbatim=verbatim
+        )
+    except ToolDefinitionError:
+        raise
+    except (
+        AttributeError,
+        TypeError,
+        ValueError,
+        KeyError,
+        IndexError,
+        RecursionError,
+        SchemaError,
+        PydanticUserError,
+    ) as exc:
+        # A schema of the wrong shape somewhere inside (`properties` as a list,
+        # `required: 5`, `multipleOf: 0`, nesting past the interpreter's stack): the
+        # definition is refused with what broke, never an internal error.
+        raise ToolDefinitionError(
+            f"tool {name!r}: function.parameters is not a JSON Schema this SDK can read "
+            f"({type(exc).__name__}: {_short(str(exc))}); fix the schema",
+            tool_name=name,
+        ) from exc
 
 
 def arguments_dict(arguments: BaseModel) -> dict[str, Any]:

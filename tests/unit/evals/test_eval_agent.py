@@ -314,7 +314,7 @@ def test_a_raw_loop_still_calling_at_max_steps_is_a_hard_fail() -> None:
     assert len(model.chat_requests) == 4
 
 
-def test_the_sdk_loop_does_not_run_a_repeated_call_again_and_scores_the_unfinished_chain() -> None:
+def test_the_sdk_loop_does_not_run_a_repeated_call_again_and_stops_an_endless_repeat() -> None:
     model = ScriptedModel(lambda request: tool_call("find_customer", {"name": "Acme"}))
     settings = EvalSettings(base_url="http://scripted/v1", model="scripted", router="always")
 
@@ -323,9 +323,12 @@ def test_the_sdk_loop_does_not_run_a_repeated_call_again_and_scores_the_unfinish
     )
 
     # Step 2 repeats step 1's call: it is not run again, the model is asked to answer
-    # without tools, and the chain's second call was never made.
-    assert record["verdict"] == "missed_call"
-    assert record["steps"] == 2
+    # without tools, answers with the call once more, and the run stops: a loop, not a
+    # success with no answer.
+    assert record["verdict"] == "hard_fail"
+    assert record["hard_kind"] == "loop"
+    assert record["detail"].startswith("LoopDetected: the model called find_customer")
+    assert record["steps"] == 1
     assert record["calls"] == [{"name": "find_customer", "arguments": {"name": "Acme"}}]
 
 
