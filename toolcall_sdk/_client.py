@@ -70,6 +70,7 @@ from toolcall_sdk._events import (
 )
 from toolcall_sdk._exchange import Exchange
 from toolcall_sdk._history import normalize_history
+from toolcall_sdk._loop_clients import LoopClients
 from toolcall_sdk._messages import MessagesInput, to_messages
 from toolcall_sdk._metrics import ClientMetrics, MetricsRecorder
 from toolcall_sdk._observe import CallWatch, Hooks
@@ -94,7 +95,7 @@ from toolcall_sdk._pipeline import (
     flow,
 )
 from toolcall_sdk._results import ToolCallResult
-from toolcall_sdk._resume_ledger import InMemoryResumeLedger
+from toolcall_sdk._resume_ledger import InMemoryResumeLedger, claim_within
 from toolcall_sdk._run_loop import run_flow
 from toolcall_sdk._run_state import SavedRun, check_approvals, decode_state
 from toolcall_sdk._sender import Open, Read, Sending, Show, Sleep, send
@@ -253,21 +254,33 @@ class _ClientCore:
         saved = decode_state(state, self._config.tools)
         return ResumePlan(saved, check_approvals(saved, approvals))
 
-    def _claim(self, plan: ResumePlan) -> None:
+    def _claim(self, plan: ResumePlan, deadline_at: float) -> None:
         """Record the state as resumed in the ledger, once; after this its calls may run.
+
+        The claim waits no longer than what is left of the call's deadline (a ledger that
+        takes `timeout=`, as both built-ins do; `_resume_ledger`): a ledger locked by
+        another process must not hold a resume past its `deadline=`.
 
         Raises:
             AlreadyResumed: The state was resumed before (here, or wherever the ledger is
                 shared).
-            ResumeError: The ledger could not record it; the state is not consumed.
+            ResumeError: The ledger could not record it (in time); the state is not
+                consumed.
         """
         state_id = plan.saved.id
         try:
-            first = self._resume_ledger.claim(state_id)
+            first = claim_within(self._resume_ledger, state_id, deadline_at - time.monotonic())
         except Exception as exc:
+            # A ResumeError, not a DeadlineExceededError: that one is a TransportError,
+            # which says the server could not be used; here no server was asked, nothing
+            # ran and the state stays good, which is what a ResumeError promises.
+            late = time.monotonic() >= deadline_at
+            within = f" within the call's deadline ({self._deadline:g} s)" if late else ""
             raise ResumeError(
-                f"the resume ledger could not record state {state_id}: "
-                f"{type(exc).__name__}: {exc}. Nothing ran; resume again once it works"
+                f"the resume ledger could not record state {state_id}{within}: "
+                f"{type(exc).__name__}: {exc}. Nothing ran and the state is not used: "
+                "resume it again once the ledger works (a ledger file another process "
+                "holds locked frees up when that process ends its write)"
             ) from exc
         if not first:
             raise AlreadyResumed(
@@ -653,6 +666,8 @@ class ToolCallClient(_ClientCore):
         timeout: Seconds per HTTP request.
         deadline: Seconds for a whole `call()` or `run()`: routing, attempts, backoffs,
             reading the answers and running tools all count (`DeadlineExceededError`).
+            A `resume()` counts the claim of its state too (a `ResumeError` when the
+            ledger stays locked past it).
         max_response_bytes: The size cap of one answer (`ResponseTooLargeError`, not
             retried); 32 MiB by default.
         retry: Transport retry policy (429, 5xx, connection errors, timeouts).
@@ -849,10 +864,15 @@ class ToolCallClient(_ClientCore):
                 call that is not pending, leave one out, or are not booleans.
             ApprovalRequired: A later answer waits for approval in turn.
         """
+        deadline_at = self._deadline_at()  # the claim counts against the deadline too
         plan = self._resumable(state, approvals)
-        self._claim(plan)
+        self._claim(plan, deadline_at)
         steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
-        return _final(self._events(steps, stream=stream, live=False, operation="resume"))
+        return _final(
+            self._events(
+                steps, stream=stream, live=False, operation="resume", deadline_at=deadline_at
+            )
+        )
 
     def stream(
         self,
@@ -945,8 +965,9 @@ class ToolCallClient(_ClientCore):
             AlreadyResumed, ResumeError: As `resume()`, when this is called (before any
                 event).
         """
+        deadline_at = self._deadline_at()
         plan = self._resumable(state, approvals)
-        self._claim(plan)
+        self._claim(plan, deadline_at)
         steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
         return self._events(
             steps,
@@ -954,6 +975,7 @@ class ToolCallClient(_ClientCore):
             live=True,
             operation="stream_resume",
             shown=STREAMED_RUN_DECISIONS,
+            deadline_at=deadline_at,
         )
 
     def complete_embeds(
@@ -1015,12 +1037,21 @@ class ToolCallClient(_ClientCore):
         live: bool,
         operation: Operation,
         shown: _Shown = STREAMED_DECISIONS,
+        deadline_at: float | None = None,
     ) -> Iterator[RunEvent]:
-        """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
+        """`_drive`, watched: hooks hear the call begin and end; the metrics count it.
+
+        The call's deadline starts here, unless it started before (a resume's, which
+        counts the claim of its state).
+        """
+        if deadline_at is None:
+            deadline_at = self._deadline_at()
         watch = self._watch(operation, streamed=stream or live)
         try:
             watch.begin(_run_coroutine)
-            for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
+            for event in self._drive(
+                steps, watch, stream=stream, live=live, shown=shown, deadline_at=deadline_at
+            ):
                 if isinstance(event, StreamCompleted):
                     watch.emit(watch.finished(event.result), _run_coroutine)
                 yield event
@@ -1029,14 +1060,20 @@ class ToolCallClient(_ClientCore):
             raise
 
     def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+        self,
+        steps: Steps,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        shown: _Shown,
+        deadline_at: float,
     ) -> Iterator[RunEvent]:
         """Carry out the pipeline's effects; `live` streams answers as events.
 
         An SDK error raised while carrying one out (a failed request, a router that
         raised) is thrown into the pipeline, which adds what had run before it.
         """
-        deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)
@@ -1223,6 +1260,11 @@ class AsyncToolCallClient(_ClientCore):
 
     Sync business functions run in a worker thread so they do not block the event loop;
     async ones are awaited. Routers may define `async adecide(messages, tools)`.
+
+    One client may serve one event loop after another (`asyncio.run()` again and again): on
+    a new loop it builds its own HTTP clients anew. A pooled `http_client=` or
+    `openai_client=` you pass cannot be rebuilt: used on a second loop it raises
+    `InvalidArgumentError` (see `_loop_clients`).
     """
 
     def __init__(
@@ -1237,21 +1279,39 @@ class AsyncToolCallClient(_ClientCore):
         if openai_client is not None and base_url is None:
             base_url = str(openai_client.base_url)
         super().__init__(base_url, model, options)
+        # The clients belong to the event loop that uses them; `_loop_clients` says how a
+        # second loop (a second asyncio.run()) gets its own. The SDK's own httpx client is
+        # openai's default one, less the wrapper that closes it when collected: that close
+        # would run on the loop of the moment, and a rebuild drops clients of a loop gone.
         if openai_client is not None:
-            self._clients = [openai_client.with_options(max_retries=0)]
+            given = openai_client.with_options(max_retries=0)
+            self._bound = LoopClients(
+                lambda: [given],
+                given="openai_client",
+                http_client=getattr(openai_client, "_client", None),
+            )
             self._balancer = Balancer(self._base_urls[:1], self._balancer.policy)
         else:
-            self._clients = [
-                openai.AsyncOpenAI(
-                    base_url=url,
-                    api_key=self._api_key,
-                    max_retries=0,
-                    timeout=self._timeout,
-                    http_client=http_client,
-                    default_headers=self._default_headers or None,
-                )
-                for url in self._base_urls
-            ]
+            self._bound = LoopClients(
+                lambda: [
+                    openai.AsyncOpenAI(
+                        base_url=url,
+                        api_key=self._api_key,
+                        max_retries=0,
+                        timeout=self._timeout,
+                        http_client=http_client or openai.DefaultAsyncHttpxClient(),
+                        default_headers=self._default_headers or None,
+                    )
+                    for url in self._base_urls
+                ],
+                given=None if http_client is None else "http_client",
+                http_client=http_client,
+            )
+
+    @property
+    def _clients(self) -> list[openai.AsyncOpenAI]:
+        """The openai clients for the running event loop, one per server."""
+        return self._bound.current()
 
     async def call(
         self,
@@ -1294,9 +1354,14 @@ class AsyncToolCallClient(_ClientCore):
         grounding: GroundingSpec | None = None,
     ) -> ToolCallResult:
         """Async `ToolCallClient.resume`."""
-        plan = await self._aclaimed(state, approvals)
+        deadline_at = self._deadline_at()  # the claim counts against the deadline too
+        plan = await self._aclaimed(state, approvals, deadline_at)
         steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
-        return await _afinal(self._events(steps, stream=stream, live=False, operation="resume"))
+        return await _afinal(
+            self._events(
+                steps, stream=stream, live=False, operation="resume", deadline_at=deadline_at
+            )
+        )
 
     def stream(
         self,
@@ -1346,7 +1411,8 @@ class AsyncToolCallClient(_ClientCore):
     async def _claimed_events(
         self, plan: ResumePlan, *, context: Any, deps: Any
     ) -> AsyncIterator[RunEvent]:
-        await asyncio.to_thread(self._claim, plan)
+        deadline_at = self._deadline_at()
+        await asyncio.to_thread(self._claim, plan, deadline_at)
         steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)
         async for event in self._events(
             steps,
@@ -1354,13 +1420,16 @@ class AsyncToolCallClient(_ClientCore):
             live=True,
             operation="stream_resume",
             shown=STREAMED_RUN_DECISIONS,
+            deadline_at=deadline_at,
         ):
             yield event
 
-    async def _aclaimed(self, state: str, approvals: Mapping[str, bool]) -> ResumePlan:
+    async def _aclaimed(
+        self, state: str, approvals: Mapping[str, bool], deadline_at: float
+    ) -> ResumePlan:
         plan = self._resumable(state, approvals)
         # A durable ledger writes to disk: off the event loop.
-        await asyncio.to_thread(self._claim, plan)
+        await asyncio.to_thread(self._claim, plan, deadline_at)
         return plan
 
     async def complete_embeds(
@@ -1387,7 +1456,8 @@ class AsyncToolCallClient(_ClientCore):
     async def close(self) -> None:
         """Close the HTTP connections; the client cannot be used afterwards."""
         self._closed = True
-        for client in self._clients:
+        # Clients of a loop that is gone cannot be closed from this one: they are dropped.
+        for client in self._bound.closable():
             await client.close()
 
     async def aclose(self) -> None:
@@ -1408,12 +1478,21 @@ class AsyncToolCallClient(_ClientCore):
         live: bool,
         operation: Operation,
         shown: _Shown = STREAMED_DECISIONS,
+        deadline_at: float | None = None,
     ) -> AsyncIterator[RunEvent]:
-        """`_drive`, watched: hooks hear the call begin and end; the metrics count it."""
+        """`_drive`, watched: hooks hear the call begin and end; the metrics count it.
+
+        The call's deadline starts here, unless it started before (a resume's, which
+        counts the claim of its state).
+        """
+        if deadline_at is None:
+            deadline_at = self._deadline_at()
         watch = self._watch(operation, streamed=stream or live)
         try:
             await watch.abegin()
-            async for event in self._drive(steps, watch, stream=stream, live=live, shown=shown):
+            async for event in self._drive(
+                steps, watch, stream=stream, live=live, shown=shown, deadline_at=deadline_at
+            ):
                 if isinstance(event, StreamCompleted):
                     await watch.aemit(watch.finished(event.result))
                 yield event
@@ -1422,10 +1501,16 @@ class AsyncToolCallClient(_ClientCore):
             raise
 
     async def _drive(
-        self, steps: Steps, watch: CallWatch, *, stream: bool, live: bool, shown: _Shown
+        self,
+        steps: Steps,
+        watch: CallWatch,
+        *,
+        stream: bool,
+        live: bool,
+        shown: _Shown,
+        deadline_at: float,
     ) -> AsyncIterator[RunEvent]:
         """The async twin of `ToolCallClient._drive`."""
-        deadline_at = self._deadline_at()
         pin = self._balancer.pin()  # affinity: this call's requests stay on one server
         try:
             effect = next(steps)

@@ -10,6 +10,7 @@ live, into `stream()` events as they arrive.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import httpx2
@@ -20,7 +21,8 @@ from toolcall_sdk._body import BodyReader, Limits, SseDecoder
 from toolcall_sdk._errors import MalformedResponseError, ServerConnectionError
 from toolcall_sdk._events import ToolCallEvent
 from toolcall_sdk._pipeline import Answer
-from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator, usage_of
+from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
+from toolcall_sdk._usage import trusted_usage
 
 __all__ = ["AnswerReader", "Exchange", "answer_from_body", "server_fault"]
 
@@ -145,8 +147,9 @@ class AnswerReader:
             ServerConnectionError: The stream ended before the server said it was complete.
         """
         latency = self._exchange.elapsed()
+        request = self._exchange.kwargs["body"]
         if self._body is not None:
-            return [], answer_from_body(self._body.json(), latency)
+            return [], answer_from_body(self._body.json(), latency, request)
         assert self._sse is not None
         events = self._take(self._sse.close())
         accumulator = self._accumulator
@@ -160,10 +163,11 @@ class AnswerReader:
             )
         if self._events is not None:
             events.extend(self._events.close())
+        message = accumulator.message()
         answer = Answer(
-            message=accumulator.message(),
+            message=message,
             finish_reason=accumulator.finish_reason,
-            usage=accumulator.usage,
+            usage=trusted_usage(accumulator.reported_usage, request=request, message=message),
             latency_s=latency,
         )
         return events, answer
@@ -190,8 +194,9 @@ def server_fault(error: BaseException) -> bool:
     )
 
 
-def answer_from_body(body: Any, latency: float) -> Answer:
-    """The `Answer` of a non-streamed chat completion (the decoded JSON body).
+def answer_from_body(body: Any, latency: float, request: Mapping[str, Any]) -> Answer:
+    """The `Answer` of a non-streamed chat completion (the decoded JSON body), whose
+    usage is read against `request`, the request's JSON body (`_usage`).
 
     Raises:
         MalformedResponseError: It has no `choices[0].message`.
@@ -206,12 +211,11 @@ def answer_from_body(body: Any, latency: float) -> Answer:
     message = _without_nulls(choice["message"])
     message.setdefault("content", None)
     _check_tool_calls(message.get("tool_calls"), body)
-    usage = body.get("usage")
     finish_reason = choice.get("finish_reason")
     return Answer(
         message=message,
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-        usage=usage_of(usage) if isinstance(usage, dict) else usage_of({}),
+        usage=trusted_usage(body.get("usage"), request=request, message=message),
         latency_s=latency,
     )
 

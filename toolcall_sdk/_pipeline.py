@@ -48,7 +48,7 @@ from toolcall_sdk._messages import (
     distinct_call_ids,
     tool_output_content,
 )
-from toolcall_sdk._recovery import recover_calls, repair_tool_names
+from toolcall_sdk._recovery import recover_calls, repair_tool_names, withheld_calls
 from toolcall_sdk._results import (
     Attempt,
     Problem,
@@ -749,6 +749,10 @@ def _ask_for_calls(
     )
     state.attempts.append(attempt)
     message = answer.message
+    if config.recover and message.get("tool_calls"):
+        # Calls the server parsed out of prose that asks, refuses or postpones them: text.
+        message, withheld = withheld_calls(message)
+        attempt.repairs.extend(withheld)
     if config.recover and not message.get("tool_calls"):
         schemas = {name: config.schemas[name]["function"]["parameters"] for name in offered}
         recovered = recover_calls(message, hint=config.model, attempt=number, tools=schemas)

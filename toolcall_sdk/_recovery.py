@@ -19,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from toolcall_sdk._call_intent import prose_withholds_call
 from toolcall_sdk.parsing import parse_with_reasoning
+from toolcall_sdk.parsing.reasoning import outside_reasoning
 from toolcall_sdk.parsing.repair import TOOL_NAME, resolve_tool_name
 
-__all__ = ["recover_calls", "recovered_call_id", "repair_tool_names"]
+__all__ = ["WITHHELD", "recover_calls", "recovered_call_id", "repair_tool_names", "withheld_calls"]
 
 
 def recover_calls(
@@ -31,6 +33,7 @@ def recover_calls(
     hint: str | None,
     attempt: int,
     tools: Mapping[str, Mapping[str, Any]] | None = None,
+    judge: bool = True,
 ) -> tuple[dict[str, Any], list[str]] | None:
     """The message with `tool_calls` rebuilt from its text, or None when it holds no call.
 
@@ -41,6 +44,9 @@ def recover_calls(
         tools: The offered tools' parameter schemas by name: values written as bare text
             are typed by them, and the names make the forms outside any format safe to read.
             None reads the formats only.
+        judge: Read only the calls that are the answer (`_call_intent`): none in reasoning,
+            none whose text asks, negates, conditions or shows them. False reads every call
+            (for measuring the rule).
 
     Returns:
         The rebuilt message and the repairs made to read it, as `tool:repair`
@@ -55,9 +61,13 @@ def recover_calls(
     if not content and not reasoning:
         return None
     names = tools.keys() if tools is not None else None
-    found = parse_with_reasoning(content, reasoning, hint, schemas=tools, tools=names)
+    found = parse_with_reasoning(
+        content, reasoning, hint, schemas=tools, tools=names, answer_only=judge
+    )
     if not found.calls:
         return None
+    if judge and prose_withholds_call(outside_reasoning(found.text)) is not None:
+        return None  # shown, asked about, refused or postponed: text, never an action
     recovered = dict(message)
     recovered["content"] = found.text.strip() or None if content else content
     recovered["tool_calls"] = [
@@ -74,6 +84,37 @@ def recover_calls(
         for repair in call.repairs
     ]
     return recovered, repairs
+
+
+# The repair recorded for each call a server parsed that the answer's text withholds.
+WITHHELD = "withheld_by_text"
+
+
+def withheld_calls(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The message without the calls a server parsed out of text that withholds them.
+
+    A server's parser takes a call out of the text wherever it stands: "I will NOT call
+    <tool_call>...</tool_call> until you confirm" comes back as that call and the content
+    "I will NOT call  until you confirm". The prose is judged as recovery judges it
+    (`_call_intent`); when it withholds the calls, the answer is its text.
+
+    Returns:
+        The message (the same object when its calls stand) and `tool:withheld_by_text`
+        for each call dropped.
+    """
+    calls = message.get("tool_calls")
+    content = message.get("content")
+    if not calls or not isinstance(content, str):
+        return message, []
+    if prose_withholds_call(outside_reasoning(content)) is None:
+        return message, []
+    names = [
+        str((call.get("function") or {}).get("name", "")) if isinstance(call, Mapping) else ""
+        for call in calls
+    ]
+    return {k: v for k, v in message.items() if k != "tool_calls"}, [
+        f"{name}:{WITHHELD}" for name in names
+    ]
 
 
 def repair_tool_names(

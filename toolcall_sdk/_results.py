@@ -80,7 +80,8 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token counts the server reported (zero when it reported none)."""
+    """Token counts of a request: the server's, or an estimate where its report is missing
+    or cannot be true (a negative count, say; see `_usage` and docs/agents.md)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -21,12 +21,12 @@ _Count = Annotated[int, Field(ge=0)]
 _Number = Annotated[int, Field(ge=1)]
 
 
-class _Usage(TypedDict):
+class _UsageJson(TypedDict):
     prompt_tokens: _Count
     completion_tokens: _Count
 
 
-class _Limits(TypedDict):
+class _LimitsJson(TypedDict):
     max_steps: _Number
     max_requests: _Count | None
     max_tokens_total: _Count | None
@@ -34,14 +34,14 @@ class _Limits(TypedDict):
     force: Literal["first_step", "every_step"]
 
 
-class _Seen(TypedDict):
+class _SeenJson(TypedDict):
     name: str
     arguments: str
     count: _Number
     result: str
 
 
-class _Route(TypedDict):
+class _RouteJson(TypedDict):
     call: bool
     tools: list[str]
     score: float
@@ -50,7 +50,7 @@ class _Route(TypedDict):
     answer_decides: NotRequired[bool]
 
 
-class _Request(TypedDict):
+class _RequestJson(TypedDict):
     stage: str
     tool_choice: Any
     tools: list[str]
@@ -58,53 +58,53 @@ class _Request(TypedDict):
     message_count: _Count
 
 
-class _Attempt(TypedDict):
+class _AttemptJson(TypedDict):
     number: _Number
-    request: _Request
+    request: _RequestJson
     raw_message: dict[str, Any]
     finish_reason: str | None
-    usage: _Usage
+    usage: _UsageJson
     latency_s: Annotated[float, Field(ge=0)]
     parser_miss: bool
     repairs: list[str]
 
 
-class _Message(TypedDict):
+class _MessageJson(TypedDict):
     role: str
 
 
-class _Function(TypedDict):
+class _FunctionJson(TypedDict):
     name: str
     arguments: str | dict[str, Any]
 
 
-class _ToolCall(TypedDict):
+class _ToolCallJson(TypedDict):
     id: str
-    function: _Function
+    function: _FunctionJson
 
 
-class _Answer(TypedDict):
+class _AnswerJson(TypedDict):
     role: NotRequired[str]
     content: NotRequired[str | None]
-    tool_calls: list[_ToolCall]
+    tool_calls: list[_ToolCallJson]
 
 
-class _State(TypedDict):
-    messages: list[_Message]
+class _StateJson(TypedDict):
+    messages: list[_MessageJson]
     step: _Number
-    limits: _Limits
+    limits: _LimitsJson
     requests: _Count
-    usage: _Usage
-    seen: list[_Seen]
-    route: _Route
+    usage: _UsageJson
+    seen: list[_SeenJson]
+    route: _RouteJson
     offered: list[str]
-    attempt: _Attempt
-    message: _Answer
+    attempt: _AttemptJson
+    message: _AnswerJson
     pending: list[str]
     memory: NotRequired[dict[str, Any] | None]
 
 
-_CHECK: TypeAdapter[_State] = TypeAdapter(_State)
+_CHECK: TypeAdapter[_StateJson] = TypeAdapter(_StateJson)
 
 
 def check_state_shape(payload: dict[str, Any]) -> str | None:

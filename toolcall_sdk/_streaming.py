@@ -8,14 +8,12 @@ JSON objects the server sent (dicts), the way `_body` decodes them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolcall_sdk._events import ContentDelta, ToolArgumentsDelta, ToolCallEvent, ToolCallStarted
 from toolcall_sdk._recovery import recovered_call_id
-from toolcall_sdk._results import Usage
 from toolcall_sdk.parsing import (
     ArgumentsDelta,
     ParsedCallStarted,
@@ -24,7 +22,7 @@ from toolcall_sdk.parsing import (
     TextDelta,
 )
 
-__all__ = ["AnswerEvents", "StreamAccumulator", "usage_of"]
+__all__ = ["AnswerEvents", "StreamAccumulator"]
 
 
 @dataclass(slots=True)
@@ -47,7 +45,8 @@ class StreamAccumulator:
     reasoning: list[str] = field(default_factory=list)
     calls: dict[int, _CallSoFar] = field(default_factory=dict)
     finish_reason: str | None = None
-    usage: Usage = field(default_factory=Usage)
+    # The last `usage` object a chunk carried, as sent: `_usage` decides what it counts for.
+    reported_usage: dict[str, Any] | None = None
     chunks: int = 0
 
     def add(self, chunk: dict[str, Any]) -> None:
@@ -55,7 +54,7 @@ class StreamAccumulator:
         self.chunks += 1
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = usage_of(usage)
+            self.reported_usage = usage
         for choice in _first_choices(chunk):
             if isinstance(choice.get("finish_reason"), str):
                 self.finish_reason = choice["finish_reason"]
@@ -199,21 +198,6 @@ class AnswerEvents:
 
     def _arguments(self, index: int, text: str | None) -> list[ToolCallEvent]:
         return [ToolArgumentsDelta(index, text, self._attempt)] if text else []
-
-
-def usage_of(usage: dict[str, Any]) -> Usage:
-    """`Usage` from a response's `usage` object (missing, null or unreadable counts are 0)."""
-    return Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
-
-
-def _count(value: Any) -> int:
-    # A server's token count is a number; anything else (text, an object, infinity) counts
-    # as unknown, never as an exception while reading an answer that is otherwise fine.
-    if isinstance(value, int) and not isinstance(value, bool):
-        return max(value, 0)
-    if isinstance(value, float) and math.isfinite(value):
-        return max(int(value), 0)
-    return 0
 
 
 def _first_choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:

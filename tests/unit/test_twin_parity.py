@@ -69,13 +69,38 @@ KNOWN: dict[str, tuple[str, list[str]]] = {
             "if isinstance(event, StreamCompleted)]",
         ],
     ),
+    "toolcall_sdk._client:ToolCallClient.__init__": (
+        "the async client's openai clients belong to one event loop at a time: `LoopClients` "
+        "builds its own anew for a new loop (on openai's default httpx client without the "
+        "wrapper that closes it on the loop of the moment when collected), and refuses a "
+        "user's pooled client there; a sync client has no loop",
+        [
+            "- self._clients = [openai_client.with_options(max_retries=0)]",
+            "+ given = openai_client.with_options(max_retries=0)",
+            "+ self._bound = LoopClients(lambda: [given], given='openai_client', "
+            "http_client=getattr(openai_client, '_client', None))",
+            "- self._clients = [openai.OpenAI(base_url=url, api_key=self._api_key, "
+            "max_retries=0, timeout=self._timeout, http_client=http_client, "
+            "default_headers=self._default_headers or None) for url in self._base_urls]",
+            "+ self._bound = LoopClients(lambda: [openai.OpenAI(base_url=url, "
+            "api_key=self._api_key, max_retries=0, timeout=self._timeout, "
+            "http_client=http_client or openai.DefaultAsyncHttpxClient(), "
+            "default_headers=self._default_headers or None) for url in self._base_urls], "
+            "given=None if http_client is None else 'http_client', http_client=http_client)",
+        ],
+    ),
+    "toolcall_sdk._client:ToolCallClient.close": (
+        "the async client closes only the clients of the running loop: connections of a "
+        "loop that is gone cannot be closed from another",
+        ["- for client in self._clients:", "+ for client in self._bound.closable():"],
+    ),
     "toolcall_sdk._client:ToolCallClient.resume": (
         "the async client claims the state in a worker thread (a durable ledger writes to "
         "disk, off the event loop)",
         [
             "- plan = self._resumable(state, approvals)",
-            "- self._claim(plan)",
-            "+ plan = self._aclaimed(state, approvals)",
+            "- self._claim(plan, deadline_at)",
+            "+ plan = self._aclaimed(state, approvals, deadline_at)",
         ],
     ),
     "toolcall_sdk._client:ToolCallClient.stream": (
@@ -105,10 +130,11 @@ KNOWN: dict[str, tuple[str, list[str]]] = {
         "the sync client claims the state when called; the async one can only await the "
         "claim (off the loop) once iterated, in `_claimed_events`",
         [
-            "- self._claim(plan)",
+            "- deadline_at = self._deadline_at()",
+            "- self._claim(plan, deadline_at)",
             "- steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)",
             "- return self._events(steps, stream=True, live=True, operation='stream_resume', "
-            "shown=STREAMED_RUN_DECISIONS)",
+            "shown=STREAMED_RUN_DECISIONS, deadline_at=deadline_at)",
             "+ return self._claimed_events(plan, context=context, deps=deps)",
         ],
     ),
@@ -218,6 +244,10 @@ ONE_SIDED: dict[str, str] = {
         "resume's claim in a worker thread (see resume)"
     ),
     "toolcall_sdk._client:AsyncToolCallClient.aclose": "an alias of close(), for async code",
+    "toolcall_sdk._client:AsyncToolCallClient._clients": (
+        "the openai clients of the running event loop (`_loop_clients`); the sync client's "
+        "are a plain attribute"
+    ),
     "toolcall_sdk._client:ToolCallClient._invoke_within": (
         "a sync tool's timeout needs a daemon thread; the async client awaits `_within`"
     ),

@@ -18,13 +18,21 @@ from toolcall_sdk.parsing._thinking import BLOCKS
 from toolcall_sdk.parsing._types import ParseResult
 from toolcall_sdk.parsing._values import Schemas
 
-__all__ = ["THINK_END", "THINK_START", "parse_with_reasoning"]
+__all__ = ["THINK_END", "THINK_START", "outside_reasoning", "parse_with_reasoning"]
 
 THINK_START: Final = "<think>"
 THINK_END: Final = "</think>"
 _CLOSER_OF: Final = {block.opener: block.closers[0] for block in BLOCKS}
 _OPENERS: Final = TagSet(*_CLOSER_OF)
 _CLOSERS: Final = TagSet(*_CLOSER_OF.values())
+
+
+def outside_reasoning(content: str) -> str:
+    """The content without its reasoning blocks (as `parse_with_reasoning` reads them: a
+    closing marker with no opening one before it closes a block the template opened)."""
+    return "".join(
+        body for opening, body, closing in _segments(content) if not (opening or closing)
+    )
 
 
 def _segments(content: str) -> list[tuple[str, str, str]]:
@@ -61,6 +69,7 @@ def parse_with_reasoning(
     *,
     schemas: Schemas | None = None,
     tools: Collection[str] | None = None,
+    answer_only: bool = False,
 ) -> ParseResult:
     """Find calls in an answer's content, else in its think blocks, else in its reasoning.
 
@@ -72,6 +81,9 @@ def parse_with_reasoning(
         schemas: See `parse_any`.
         tools: See `parse_any`: the offered tool names, to read what small models write
             outside any format. Used for the content outside reasoning blocks only.
+        answer_only: Look in the content outside reasoning blocks only: a call drafted
+            while thinking is not looked for (the client's recovery, which runs what it
+            reads, passes True).
 
     Returns:
         The calls of the first place that has any: the content outside think blocks, then
@@ -90,7 +102,7 @@ def parse_with_reasoning(
         else ParseResult([], body, None)
         for opening, body, closing in segments
     ]
-    for in_think in (False, True):
+    for in_think in (False,) if answer_only else (False, True):
         chosen = {
             i
             for i, (opening, _, closing) in enumerate(segments)
@@ -103,7 +115,7 @@ def parse_with_reasoning(
             ]
             calls = [call for i in sorted(chosen) for call in results[i].calls]
             return ParseResult(calls, "".join(pieces), results[min(chosen)].format)
-    if reasoning and reasoning.strip():
+    if reasoning and reasoning.strip() and not answer_only:
         result = parse_any(reasoning, family_or_format, schemas=schemas)
         if result.calls:
             return ParseResult(result.calls, content, result.format)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -283,3 +285,60 @@ def test_two_processes_sharing_a_ledger_file_resume_each_state_once(
     lines = ran(executions)
     assert len(lines) == rounds  # each state's payment once, whichever process won
     assert [p.returncode for p in processes] == [0, 0]
+
+
+@pytest.mark.parametrize("method", ["resume", "stream_resume"])
+def test_a_locked_ledger_file_gives_up_at_the_deadline_and_leaves_the_state_unused(
+    make_client: ClientFactory,
+    send_payment: Any,
+    executions: Path,
+    tmp_path: Path,
+    method: str,
+) -> None:
+    path = tmp_path / "resumed.db"
+    ledger = SQLiteResumeLedger(path)  # waits up to 30 s for a writer by itself
+    paused = pause(make_client, send_payment)
+    client = resumer(make_client, send_payment, resume_ledger=ledger, deadline=0.5)
+    # Another process's write transaction on the file, not finished.
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(ResumeError) as failed:
+            list(getattr(client, method)(paused.state, approvals={"call_1": True}))
+        waited = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    assert waited < 15  # bounded by the deadline (0.5 s), not by the ledger's 30 s
+    error = failed.value
+    assert not isinstance(error, AlreadyResumed)
+    assert "within the call's deadline (0.5 s)" in str(error)
+    assert "database is locked" in str(error)
+    assert isinstance(error.__cause__, sqlite3.OperationalError)
+    assert ran(executions) == []
+    assert paused.state_id not in ledger
+    # The lock is gone: the same state resumes, once.
+    again = resumer(make_client, send_payment, resume_ledger=ledger)
+    assert again.resume(paused.state, approvals={"call_1": True}).content == "Paid."
+    assert len(ran(executions)) == 1
+
+
+def test_a_claim_of_a_built_in_ledger_waits_at_most_its_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "resumed.db"
+    ledger = SQLiteResumeLedger(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            ledger.claim("state-1", timeout=0.0)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert ledger.claim("state-1", timeout=0.0)
+    assert "state-1" in ledger
+
+    memory = InMemoryResumeLedger()
+    assert memory.claim("state-1", timeout=0.0)
+    assert not memory.claim("state-1", timeout=0.0)
