@@ -95,7 +95,9 @@ def check_answer(
         oversized = isinstance(arguments, str) and len(arguments) > MAX_ARGUMENTS_CHARS
         if isinstance(arguments, str) and arguments.strip() and not oversized:
             schema = (schemas or {}).get(tool.name)
-            arguments, made = repair_arguments(arguments, schema, finish_reason=finish_reason)
+            arguments, made = repair_arguments(
+                arguments, schema, finish_reason=finish_reason, name=tool.name
+            )
             if repairs is not None:
                 repairs.extend(f"{tool.name}:{repair}" for repair in made)
         data, json_error = read_arguments(arguments, finish_reason=finish_reason)

@@ -13,7 +13,14 @@ per-value repairs by a JSON pointer to the value: `"scalar_from_string:/amount"`
 - `coerce_scalars`: `"5"` → `5` where the schema wants an integer, `"2.5"` → `2.5` for a
   number, `"true"` → `True` for a boolean, `"[1, 2]"` → `[1, 2]` for an array, only when the
   text is exactly the canonical form of that value (`"5.0"` stays a string for an integer).
-- `repair_arguments`: all of the above, in that order.
+- `drop_schema_echoes`: `{"invoice_id": "INV-1", "required": ["invoice_id"]}` →
+  `{"invoice_id": "INV-1"}`: JSON Schema keywords a small model copied from the tool's
+  schema into its arguments (`required`, `type`, `properties`, ...), only where the schema
+  has no such property and the value is the schema's own (the `required` list, `"object"`,
+  the `properties` object, the tool's title or description). Also `{"name": "get_invoice",
+  "arguments": {...}}` written as the arguments → the inner arguments, when the schema has
+  neither key and the name is the tool's (`call_wrapper`).
+- `repair_arguments`: all of the above, in that order (close, unwrap, echoes, coerce).
 - `resolve_tool_name`: `math.factorial` → the offered `math_factorial` (or the reverse; a
   hyphen counts as the same separator), only when exactly one offered name matches.
 
@@ -34,6 +41,7 @@ from toolcall_sdk.parsing._json import MAX_NUMBER_CHARS, dumps, loads
 __all__ = [
     "BARE_CALL",
     "CALL_IN_TEXT",
+    "CALL_WRAPPER",
     "CLOSED_TRUNCATED_JSON",
     "FENCED_CODE",
     "JSON_STRING_ARGUMENTS",
@@ -41,9 +49,11 @@ __all__ = [
     "NAME_LINE",
     "PYTHON_LITERAL",
     "SCALAR_FROM_STRING",
+    "SCHEMA_ECHO",
     "TOOL_NAME",
     "close_truncated_json",
     "coerce_scalars",
+    "drop_schema_echoes",
     "repair_arguments",
     "resolve_tool_name",
     "unwrap_json_string",
@@ -56,6 +66,10 @@ JSON_STRING_VALUE: Final = "json_string_value"
 # A tool name written with dots for underscores or the reverse; followed by the name as
 # written: `tool_name:math.factorial`.
 TOOL_NAME: Final = "tool_name"
+# A schema keyword copied into the arguments, followed by its pointer: `schema_echo:/required`.
+SCHEMA_ECHO: Final = "schema_echo"
+# The `{"name": ..., "arguments": {...}}` call object written as the arguments.
+CALL_WRAPPER: Final = "call_wrapper"
 # How a call read back from text was written (`ParsedCall.repairs`).
 FENCED_CODE: Final = "fenced_code"
 PYTHON_LITERAL: Final = "python_literal"
@@ -183,18 +197,93 @@ def coerce_scalars(data: Any, schema: Mapping[str, Any]) -> tuple[Any, list[str]
     return _coerce(data, schema, schema, "", repairs, 0), repairs
 
 
+# The schema keywords a model copies into its arguments.
+_ECHOED_KEYWORDS: Final = (
+    "required",
+    "type",
+    "properties",
+    "additionalProperties",
+    "title",
+    "description",
+    "$schema",
+    "$defs",
+    "definitions",
+)
+
+
+def _echoes(key: str, value: Any, schema: Mapping[str, Any], known: set[str]) -> bool:
+    """Whether `value`, written as argument `key`, repeats the schema's own `key`."""
+    if key == "required":  # the list, or part of it, in any order
+        return (
+            isinstance(value, list)
+            and bool(value)
+            and all(isinstance(item, str) and item in known for item in value)
+        )
+    if key == "type":
+        return value == "object"
+    if key == "properties":
+        return isinstance(value, dict) and bool(value) and set(value) <= known
+    return key in schema and value == schema[key]
+
+
+def drop_schema_echoes(
+    data: Any, schema: Mapping[str, Any], name: str | None = None
+) -> tuple[Any, list[str]]:
+    """Drop what a model copied from the schema into the arguments; unwrap a call object.
+
+    Small models asked for `get_invoice` write `{"invoice_id": "INV-1", "required":
+    ["invoice_id"]}` (the schema's `required` list as an argument) or the whole call object
+    `{"name": "get_invoice", "arguments": {...}}` as the arguments. Both are read as meant,
+    and nothing else is: a key is dropped only when the schema has no property of that name
+    and its value is the schema's own value for that keyword; the wrapper is unwrapped only
+    when the schema has neither `name` nor `arguments` (or `parameters`), the name is the
+    tool's (when given) and the inner value is an object.
+
+    Returns:
+        The arguments (a new object when anything changed) and the repairs made:
+        `call_wrapper` and `schema_echo:/required`.
+    """
+    if not isinstance(data, dict):
+        return data, []
+    properties = schema.get("properties")
+    known = set(properties) if isinstance(properties, Mapping) else set()
+    repairs: list[str] = []
+    inner_key = next((k for k in ("arguments", "parameters") if k in data), None)
+    if (
+        inner_key is not None
+        and set(data) == {"name", inner_key}
+        and not known & {"name", inner_key}
+        and isinstance(data[inner_key], dict)
+        and isinstance(data["name"], str)
+        and (name is None or data["name"] == name)
+    ):
+        data = data[inner_key]
+        repairs.append(CALL_WRAPPER)
+    echoes = [
+        key
+        for key in _ECHOED_KEYWORDS
+        if key in data and key not in known and _echoes(key, data[key], schema, known)
+    ]
+    if echoes:
+        data = {key: value for key, value in data.items() if key not in echoes}
+        repairs += [f"{SCHEMA_ECHO}:{_pointer('', key)}" for key in echoes]
+    return data, repairs
+
+
 def repair_arguments(
     arguments: str,
     schema: Mapping[str, Any] | None = None,
     *,
     finish_reason: str | None = None,
+    name: str | None = None,
 ) -> tuple[str, list[str]]:
-    """Apply every repair that fits: close, unwrap, then coerce.
+    """Apply every repair that fits: close, unwrap, drop schema echoes, then coerce.
 
     Args:
         arguments: Argument text of one call.
-        schema: The tool's parameters schema; without it no coercion is tried.
+        schema: The tool's parameters schema; without it no echo or coercion is tried.
         finish_reason: The choice's finish reason (closing needs `"stop"`).
+        name: The tool's name (a call object written as the arguments must name it).
 
     Returns:
         The argument text (compact JSON when anything changed) and the repairs made.
@@ -207,10 +296,11 @@ def repair_arguments(
             data = loads(text)
         except (ValueError, RecursionError):
             return text, repairs
+        data, echoed = drop_schema_echoes(data, schema, name)
         coerced, changed = coerce_scalars(data, schema)
-        if changed:
+        if echoed or changed:
             text = dumps(coerced)
-            repairs += changed
+            repairs += echoed + changed
     return text, repairs
 
 

@@ -198,3 +198,72 @@ def test_repair_arguments_leaves_valid_arguments_untouched() -> None:
         '{"count": "5"',
         [],
     )
+
+
+INVOICE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"invoice_id": {"type": "string"}},
+    "required": ["invoice_id"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "repaired", "made"),
+    [
+        (
+            '{"invoice_id": "INV-20417", "required": ["invoice_id"]}',
+            '{"invoice_id":"INV-20417"}',
+            ["schema_echo:/required"],
+        ),
+        (
+            '{"invoice_id": "INV-1", "type": "object"}',
+            '{"invoice_id":"INV-1"}',
+            ["schema_echo:/type"],
+        ),
+        (
+            '{"invoice_id": "INV-1", "properties": {"invoice_id": {"type": "string"}}}',
+            '{"invoice_id":"INV-1"}',
+            ["schema_echo:/properties"],
+        ),
+        (
+            '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}}',
+            '{"invoice_id":"INV-1"}',
+            ["call_wrapper"],
+        ),
+        (
+            '{"name": "get_invoice", "parameters": '
+            '{"invoice_id": "INV-1", "required": ["invoice_id"]}}',
+            '{"invoice_id":"INV-1"}',
+            ["call_wrapper", "schema_echo:/required"],
+        ),
+    ],
+    ids=["required", "type", "properties", "wrapper", "wrapper-and-echo"],
+)
+def test_schema_echoes_are_dropped_and_a_call_wrapper_unwrapped(
+    arguments: str, repaired: str, made: list[str]
+) -> None:
+    assert repair_arguments(arguments, INVOICE_SCHEMA, name="get_invoice") == (repaired, made)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"invoice_id": "INV-1", "required": ["customer"]}',  # not the schema's names
+        '{"invoice_id": "INV-1", "type": "paid"}',  # a value, not the keyword's
+        '{"name": "send_invoice", "arguments": {"invoice_id": "INV-1"}}',  # another tool
+        '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}, "x": 1}',  # more keys
+    ],
+)
+def test_anything_that_is_not_an_echo_is_left_for_validation(arguments: str) -> None:
+    assert repair_arguments(arguments, INVOICE_SCHEMA, name="get_invoice") == (arguments, [])
+
+
+def test_a_schema_with_such_properties_keeps_them() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+        "required": ["name", "arguments"],
+    }
+    text = '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}}'
+    assert repair_arguments(text, schema, name="get_invoice") == (text, [])
