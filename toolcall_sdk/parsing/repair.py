@@ -220,10 +220,10 @@ def _echoes(key: str, value: Any, schema: Mapping[str, Any], known: set[str]) ->
             and all(isinstance(item, str) and item in known for item in value)
         )
     if key == "type":
-        return value == "object"
+        return bool(value == "object")
     if key == "properties":
         return isinstance(value, dict) and bool(value) and set(value) <= known
-    return key in schema and value == schema[key]
+    return key in schema and bool(value == schema[key])
 
 
 def drop_schema_echoes(
