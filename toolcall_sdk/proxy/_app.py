@@ -8,18 +8,19 @@ calls. Any other request, and a chat request without tools, is relayed byte for 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
-import json
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import Any, Unpack
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Unpack
 
 import httpx2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive
 
 from toolcall_sdk import (
     AsyncToolCallClient,
@@ -44,10 +45,17 @@ from toolcall_sdk.proxy._completion import (
     stream_chunks,
     summary_headers,
 )
+from toolcall_sdk.proxy._disconnect import CallerDisconnected, CallerStream, unless_disconnected
 from toolcall_sdk.proxy._forward import Forwarder
 from toolcall_sdk.proxy._metrics import CONTENT_TYPE, ProxyMetrics
 from toolcall_sdk.proxy._options import ProxyConfig, ProxyOptions, resolve_config
-from toolcall_sdk.proxy._request import BadRequest, ToolRequest, has_tools, read_tool_request
+from toolcall_sdk.proxy._request import (
+    BadRequest,
+    ToolRequest,
+    has_tools,
+    read_body,
+    read_tool_request,
+)
 
 __all__ = ["create_app"]
 
@@ -56,6 +64,9 @@ _POOL_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=200
 _SSE_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache"}
 _KIND_TOOLS = "tools"
 _KIND_PASSTHROUGH = "passthrough"
+_DISCONNECTED = "disconnected"
+# nginx's "client closed request": logged nowhere but in the metrics, as the caller is gone.
+_CLIENT_CLOSED = 499
 
 
 def create_app(upstream: str | Sequence[str], **options: Unpack[ProxyOptions]) -> Starlette:
@@ -131,7 +142,11 @@ class _Proxy:
         if denied is not None:
             return denied
         path = "/" + request.path_params["path"]
-        return await self._pass_through(request, await request.body(), path, time.perf_counter())
+        started = time.perf_counter()
+        try:
+            return await self._pass_through(request, await request.body(), path, started)
+        except CallerDisconnected:
+            return self._gone(_KIND_PASSTHROUGH, started)
 
     async def chat(self, request: Request) -> Response:
         started = time.perf_counter()
@@ -140,29 +155,33 @@ class _Proxy:
             return denied
         raw = await request.body()
         try:
-            body: Any = json.loads(raw)
-        except ValueError:
-            body = None  # the upstream answers a body it cannot read, as it would directly
-        if not has_tools(body):
-            return await self._pass_through(request, raw, "/chat/completions", started)
-        try:
+            body = read_body(raw)
+            if not has_tools(body):
+                return await self._pass_through(request, raw, "/chat/completions", started)
             tool_request = read_tool_request(
                 body, router=self.config.router, call_tool_choice=self.config.call_tool_choice
             )
             client = self.clients.get(tool_request, request.headers.get("authorization"))
         except BadRequest as exc:
             return self._error(bad_request(str(exc), param=exc.param), "bad_request", started)
-        except ToolCallError as exc:  # a tool definition the SDK cannot use
-            return self._error(bad_request(str(exc), param="tools"), "bad_request", started)
-        if tool_request.stream:
-            return await self._stream(client, tool_request, started)
-        return await self._complete(client, tool_request, started)
+        except CallerDisconnected:
+            return self._gone(_KIND_PASSTHROUGH, started)
+        try:
+            if tool_request.stream:
+                return await self._stream(client, tool_request, request.receive, started)
+            return await self._complete(client, tool_request, request.receive, started)
+        except CallerDisconnected:
+            return self._gone(_KIND_TOOLS, started)
 
     async def _complete(
-        self, client: AsyncToolCallClient, request: ToolRequest, started: float
+        self,
+        client: AsyncToolCallClient,
+        request: ToolRequest,
+        receive: Receive,
+        started: float,
     ) -> Response:
         try:
-            result = await client.call(request.messages)
+            result = await unless_disconnected(receive, client.call(request.messages))
         except ToolCallError as exc:
             return self._failure(exc, request, started)
         headers = self._succeeded(result, request, started)
@@ -170,29 +189,38 @@ class _Proxy:
         return JSONResponse(body, headers=headers)
 
     async def _stream(
-        self, client: AsyncToolCallClient, request: ToolRequest, started: float
+        self,
+        client: AsyncToolCallClient,
+        request: ToolRequest,
+        receive: Receive,
+        started: float,
     ) -> Response:
         events = client.stream(request.messages)
         # Nothing is sent until there is something true to send: the first words of a plain
         # answer, or a validated result. Until then a failure is still an ordinary error
         # response with its status.
         try:
-            first = await _first_sendable(events)
+            first = await unless_disconnected(receive, _first_sendable(events))
         except ToolCallError as exc:
             await _aclose(events)
             return self._failure(exc, request, started)
+        except CallerDisconnected:
+            await _aclose(events)
+            raise
         completion = Completion.new(request.model)
         if isinstance(first, StreamCompleted):
+            await _aclose(events)
             headers = self._succeeded(first.result, request, started)
             chunks = list(
                 stream_chunks(
                     first.result, completion, include_usage=request.include_usage, opened=False
                 )
             )
-            return StreamingResponse(_replay(chunks), headers={**_SSE_HEADERS, **headers})
+            return CallerStream(_replay(chunks), headers={**_SSE_HEADERS, **headers})
         headers = summary_headers([], route="no_call", route_by=request.route_by)
-        body = self._text_stream(events, first, completion, request, started)
-        return StreamingResponse(body, headers={**_SSE_HEADERS, **headers})
+        ending = _Ending(lambda: _aclose(events), self._recorder(_KIND_TOOLS, started))
+        body = self._text_stream(events, first, completion, request, ending)
+        return CallerStream(body, headers={**_SSE_HEADERS, **headers}, on_close=ending)
 
     async def _text_stream(
         self,
@@ -200,7 +228,7 @@ class _Proxy:
         first: ContentDelta,
         completion: Completion,
         request: ToolRequest,
-        started: float,
+        ending: _Ending,
     ) -> AsyncIterator[bytes]:
         """A plain answer, relayed as the upstream writes it."""
         outcome = "upstream_error"
@@ -224,9 +252,11 @@ class _Proxy:
             # The status is sent; the openai client raises on an `error` event.
             self.metrics.failures.labels(failure=type(exc).__name__).inc()
             yield sse(error_reply(exc).body)
+        except (asyncio.CancelledError, GeneratorExit):
+            outcome = _DISCONNECTED  # the caller hung up (see CallerStream)
+            raise
         finally:
-            await _aclose(events)
-            self.metrics.finish(_KIND_TOOLS, outcome, time.perf_counter() - started)
+            await ending(outcome)
 
     def _succeeded(
         self, result: ToolCallResult, request: ToolRequest, started: float
@@ -265,17 +295,33 @@ class _Proxy:
         self.metrics.finish(kind, outcome, time.perf_counter() - started)
         return JSONResponse(reply.body, status_code=reply.status, headers=headers)
 
+    def _recorder(self, kind: str, started: float) -> Callable[[str], None]:
+        """Counts the request, with its outcome, once its streamed answer has ended."""
+
+        def record(outcome: str) -> None:
+            self.metrics.finish(kind, outcome, time.perf_counter() - started)
+
+        return record
+
+    def _gone(self, kind: str, started: float) -> Response:
+        """The caller hung up before its answer: the work was cancelled, nothing is sent."""
+        self.metrics.finish(kind, _DISCONNECTED, time.perf_counter() - started)
+        return Response(status_code=_CLIENT_CLOSED)
+
     async def _pass_through(
         self, request: Request, body: bytes, path: str, started: float
     ) -> Response:
         try:
-            relayed = await self.forwarder.send(
-                self.http_client(),
-                method=request.method,
-                path=path,
-                query=request.url.query,
-                headers=request.headers.items(),
-                body=body,
+            relayed = await unless_disconnected(
+                request.receive,
+                self.forwarder.send(
+                    self.http_client(),
+                    method=request.method,
+                    path=path,
+                    query=request.url.query,
+                    headers=request.headers.items(),
+                    body=body,
+                ),
             )
         except httpx2.TransportError as exc:
             self.metrics.failures.labels(failure=type(exc).__name__).inc()
@@ -294,16 +340,22 @@ class _Proxy:
             )
             return self._error(reply, "upstream_error", started, kind=_KIND_PASSTHROUGH)
 
+        # `async for` leaves an abandoned iterator open: the ending releases the upstream.
+        ending = _Ending(relayed.aclose, self._recorder(_KIND_PASSTHROUGH, started))
+
         async def relay() -> AsyncIterator[bytes]:
             outcome = "upstream_error"
             try:
                 async for part in relayed.body():
                     yield part
                 outcome = "ok"
+            except (asyncio.CancelledError, GeneratorExit):
+                outcome = _DISCONNECTED  # the caller hung up (see CallerStream)
+                raise
             finally:
-                self.metrics.finish(_KIND_PASSTHROUGH, outcome, time.perf_counter() - started)
+                await ending(outcome)
 
-        response = StreamingResponse(relay(), status_code=relayed.status)
+        response = CallerStream(relay(), status_code=relayed.status, on_close=ending)
         # Set as a list: repeated headers (Set-Cookie) stay repeated.
         response.raw_headers = [
             (key.lower().encode("latin-1"), value.encode("latin-1"))
@@ -328,6 +380,32 @@ class _Proxy:
             }
         }
         return JSONResponse(body, status_code=401)
+
+
+class _Ending:
+    """What a streamed answer does once, however it ends: release its upstream response
+    and count the request.
+
+    The body's `finally` calls it with the outcome; `CallerStream` calls it again when the
+    response stops, for a body that never started (the caller gone before the first byte),
+    whose `finally` never runs.
+    """
+
+    def __init__(
+        self, release: Callable[[], Awaitable[None]], record: Callable[[str], None]
+    ) -> None:
+        self._release = release
+        self._record = record
+        self._done = False
+
+    async def __call__(self, outcome: str = _DISCONNECTED) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            await self._release()
+        finally:
+            self._record(outcome)
 
 
 async def _first_sendable(events: AsyncIterator[ToolCallEvent]) -> ContentDelta | StreamCompleted:

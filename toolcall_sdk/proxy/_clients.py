@@ -4,6 +4,9 @@ Building a client turns each tool's JSON Schema into a Pydantic model and its st
 agents send the same tools with every turn, so the client is kept, keyed by the canonical
 JSON of what defines it (`ToolRequest.client_key`). All of them send through the proxy's one
 `httpx2.AsyncClient`, so the upstream sees one pool of connections whatever the mix.
+
+The definitions are the caller's, unchecked: a schema the SDK cannot compile is the caller's
+error (HTTP 400 naming the tool), never the proxy's (500).
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from typing import Any
 
 import httpx2
 
-from toolcall_sdk import AsyncToolCallClient, tool_from_openai
+from toolcall_sdk import AsyncToolCallClient, ToolCallError, ToolDefinitionError, tool_from_openai
+from toolcall_sdk._schema_tools import SchemaTool
 from toolcall_sdk.proxy._options import ProxyConfig
-from toolcall_sdk.proxy._request import ToolRequest
+from toolcall_sdk.proxy._request import BadRequest, ToolRequest
 
 __all__ = ["ClientCache"]
 
@@ -46,7 +50,7 @@ class ClientCache:
         """The client for `request`, built on first use.
 
         Raises:
-            ToolDefinitionError: A tool definition cannot become a tool (bad schema).
+            BadRequest: A tool definition cannot become a tool (bad schema), naming it.
         """
         if self._config.upstream_api_key is not None:
             authorization = f"Bearer {self._config.upstream_api_key}"
@@ -66,10 +70,30 @@ class ClientCache:
         options: dict[str, Any] = {}
         if self._config.retry is not None:
             options["retry"] = self._config.retry
+        tools = [_tool(index, definition) for index, definition in enumerate(request.tools)]
+        try:
+            return self._client(request, tools, api_key, headers, options)
+        except ToolDefinitionError as exc:
+            raise BadRequest(str(exc), param="tools") from exc
+        except ToolCallError as exc:  # an option the client refuses; the message names it
+            raise BadRequest(str(exc)) from exc
+        except Exception as exc:  # as in _tool, should the client compile more than it does
+            raise BadRequest(
+                f"the tools' schemas cannot be used ({_reason(exc)}); fix them", param="tools"
+            ) from exc
+
+    def _client(
+        self,
+        request: ToolRequest,
+        tools: list[SchemaTool],
+        api_key: str,
+        headers: dict[str, str],
+        options: dict[str, Any],
+    ) -> AsyncToolCallClient:
         return AsyncToolCallClient(
             list(self._config.upstreams),
             model=request.model,
-            tools=[tool_from_openai(definition) for definition in request.tools],
+            tools=tools,
             api_key=api_key,
             max_retries=self._config.max_retries,
             router=request.router,
@@ -80,10 +104,50 @@ class ClientCache:
             extra_body=request.extra_body or None,
             default_headers=headers or None,
             timeout=self._config.timeout,
+            # The proxy's --timeout bounds the caller's whole request: without this an
+            # answer that streams on and on would be read for the SDK's default 600 s.
+            deadline=self._config.timeout,
             http_client=self._http_client(),
             grounding=self._config.grounding or False,
             **options,
         )
+
+
+def _tool(index: int, definition: dict[str, Any]) -> SchemaTool:
+    """The caller's `tools[index]` as an SDK tool.
+
+    Raises:
+        BadRequest: It cannot become one.
+    """
+    try:
+        tool = tool_from_openai(definition)
+        # The client compiles the strict form too, but for all tools at once: compiled
+        # here, a fault in it is pinned on its tool.
+        tool.openai_schema(strict=True)
+    except Exception as exc:
+        # Compiling walks the schema taking each keyword to have its JSON Schema type, and
+        # Pydantic refuses impossible bounds: an AttributeError (`properties` a list), a
+        # TypeError (`required: 5`), a pydantic_core.SchemaError (`multipleOf: 0`), a
+        # KeyError (`allOf` an object) ... is the schema's fault, and the caller's to fix,
+        # whether or not the SDK wrapped it in a ToolDefinitionError.
+        cause = exc.__cause__ if isinstance(exc, ToolDefinitionError) else exc
+        if not isinstance(cause, Exception) or isinstance(cause, ToolCallError):
+            raise BadRequest(f"tools[{index}]: {exc}", param=f"tools[{index}]") from exc
+        name = definition["function"]["name"]
+        raise BadRequest(
+            f"tools[{index}] ({name!r}): function.parameters is not a JSON Schema the proxy "
+            f"can use ({_reason(cause)}); fix the schema",
+            param=f"tools[{index}]",
+        ) from exc
+    return tool
+
+
+def _reason(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    if len(lines) > 1:
+        # Pydantic's schema errors nest one line per level; the last one says what is wrong.
+        return lines[-1].strip()
+    return f"{type(exc).__name__}: {lines[0] if lines else 'no detail'}"
 
 
 def _credentials(authorization: str | None) -> tuple[str, dict[str, str]]:

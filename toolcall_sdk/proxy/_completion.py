@@ -14,17 +14,19 @@ from typing import Any
 from toolcall_sdk import (
     Attempt,
     AuthenticationError,
-    MalformedResponseError,
+    DeadlineExceededError,
     ModelNotFoundError,
+    NoAnswerError,
     RateLimitedError,
     RequestRejectedError,
+    ResponseTooLargeError,
     RouterError,
-    ServerConnectionError,
     ServerError,
     ServerTimeoutError,
     ToolCallError,
     ToolCallFailed,
     ToolCallResult,
+    TransportError,
     Usage,
 )
 from toolcall_sdk._schema_tools import arguments_dict
@@ -226,10 +228,26 @@ def error_reply(exc: ToolCallError) -> ErrorReply:
         )
         body["error"]["attempts"] = failure_summary(exc.attempts)
         return ErrorReply(FAILED_STATUS, body)
+    if isinstance(exc, NoAnswerError):
+        # The model, not the caller, failed: no text where only text could answer (an empty
+        # answer twice, or a call under tool_choice="none"). Never 200 with nothing in it.
+        return ErrorReply(FAILED_STATUS, _error(str(exc), "no_answer"))
     status, kind = _upstream_status(exc)
     message = str(exc)
     if isinstance(exc, ServerError) and exc.server_message:
         message = f"{message} (upstream said: {exc.server_message})"
+    # The SDK's advice (raise deadline= or max_response_bytes=) is for its own users; a
+    # caller of the proxy can only ask for less.
+    if isinstance(exc, ResponseTooLargeError):
+        message = (
+            f"the upstream's answer was too large: it passed {exc.limit} bytes and was "
+            "dropped. Lower max_tokens"
+        )
+    elif isinstance(exc, DeadlineExceededError):
+        message = (
+            "the upstream did not finish within the proxy's time limit (its --timeout, "
+            "hidden retries included). Lower max_tokens"
+        )
     return ErrorReply(status, _error(message, kind))
 
 
@@ -247,7 +265,9 @@ def _upstream_status(exc: ToolCallError) -> tuple[int, str]:
         return 429, "rate_limit_error"
     if isinstance(exc, ServerTimeoutError):
         return 504, "upstream_timeout"
-    if isinstance(exc, ServerConnectionError | MalformedResponseError | ServerError | RouterError):
+    if isinstance(exc, TransportError | RouterError):
+        # The upstream failed the request (dropped, unreadable, too large, an HTTP error):
+        # the caller's request was not at fault.
         return 502, "upstream_error"
     return 400, "invalid_request_error"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
@@ -99,7 +100,8 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
 
     Raises:
         ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
-            router, a negative retry count, a non-positive timeout or an unknown grounding.
+            router, a negative retry count, a timeout that is not a positive number, or an
+            unknown grounding.
     """
     upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
     if not upstreams:
@@ -122,8 +124,8 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     if max_retries < 0:
         raise ProxyConfigError(f"--max-retries must be 0 or more (got {max_retries})")
     timeout = options.get("timeout", 120.0)
-    if timeout <= 0:
-        raise ProxyConfigError(f"--timeout must be positive (got {timeout})")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ProxyConfigError(f"--timeout must be a positive number of seconds (got {timeout})")
     max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")

@@ -12,13 +12,28 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolcall_sdk import ToolCallError
 
-__all__ = ["BadRequest", "ToolRequest", "has_tools", "read_tool_request"]
+__all__ = [
+    "MAX_BODY_DEPTH",
+    "BadRequest",
+    "ToolRequest",
+    "has_tools",
+    "read_body",
+    "read_tool_request",
+]
+
+# JSON nesting a chat request body may have. A tool's schema costs two levels per nested
+# object (`properties`, then the name) below the four of `tools[i].function.parameters`, so
+# this leaves room for schemas ~60 objects deep, far beyond any real tool. Every later step
+# (the Pydantic model, the strict form, the client's canonical JSON) recurses over the body;
+# the cap keeps them all far from Python's recursion limit.
+MAX_BODY_DEPTH = 128
 
 # Fields the proxy reads itself; the rest of the body goes to the upstream as is.
 _OWN_FIELDS = frozenset(
@@ -107,6 +122,43 @@ class ToolRequest:
         return json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def read_body(raw: bytes) -> Any:
+    """Parse a chat request's body; None when it is not JSON.
+
+    A body that is not JSON is not the proxy's to judge: the upstream answers it as it
+    would directly.
+
+    Raises:
+        BadRequest: The body nests deeper than `MAX_BODY_DEPTH`.
+    """
+    too_deep = BadRequest(
+        f"the request body nests JSON more than {MAX_BODY_DEPTH} levels deep; "
+        "no chat request needs that many (check the tools' schemas)"
+    )
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        # Deeper than the parser's own limit; raised from here, outside the parser's frames.
+        raise too_deep from None
+    except ValueError:
+        return None
+    if _nests_deeper_than(body, MAX_BODY_DEPTH):
+        raise too_deep
+    return body
+
+
+def _nests_deeper_than(value: Any, limit: int) -> bool:
+    # A loop, not recursion: the value may nest as deep as the parser allowed.
+    pending = [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
 def has_tools(body: Any) -> bool:
     """Whether a parsed request body offers tools (anything else is passed through)."""
     return isinstance(body, dict) and isinstance(body.get("tools"), list) and bool(body["tools"])
@@ -147,7 +199,7 @@ def read_tool_request(
     stage_two = call_tool_choice if forced else "required"
     temperature = body.get("temperature")
     if temperature is not None and not _is_number(temperature):
-        raise BadRequest("'temperature' must be a number", param="temperature")
+        raise BadRequest("'temperature' must be a finite number", param="temperature")
     max_tokens = body.get("max_tokens")
     if max_tokens is not None and not (isinstance(max_tokens, int) and max_tokens > 0):
         raise BadRequest("'max_tokens' must be a positive integer", param="max_tokens")
@@ -179,7 +231,12 @@ def _tool_definitions(tools: list[Any]) -> list[dict[str, Any]]:
     for index, item in enumerate(tools):
         function = item.get("function") if isinstance(item, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(item, dict) or item.get("type") != "function" or not name:
+        if (
+            not isinstance(item, dict)
+            or item.get("type") != "function"
+            or not isinstance(name, str)
+            or not name
+        ):
             raise BadRequest(
                 f'tools[{index}] must be {{"type": "function", "function": {{"name": ...}}}}',
                 param=f"tools[{index}]",
@@ -225,4 +282,11 @@ def _named(choice: Any) -> str | None:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    # Sent on as a float: NaN, the infinities and an integer too large for a float (JSON
+    # allows 1 followed by 400 zeros) are no temperature.
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False

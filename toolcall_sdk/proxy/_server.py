@@ -26,14 +26,23 @@ __all__ = ["check_bind", "serve_in_thread", "serve_proxy"]
 # How long `serve_in_thread` waits for uvicorn to start before giving up.
 _STARTUP_TIMEOUT_S = 30.0
 _STARTUP_POLL_S = 0.01
+# TCP's ports. Port 0 (any free port) is refused: callers could not find the proxy
+# (`serve_in_thread` takes a free port and says which).
+_MIN_PORT, _MAX_PORT = 1, 65535
 
 
-def check_bind(host: str, api_key: str | None) -> None:
-    """Refuse to expose a proxy without a key beyond this machine.
+def check_bind(host: str, api_key: str | None, port: int = DEFAULT_PORT) -> None:
+    """Check where the proxy would listen, before anything starts.
 
     Raises:
-        ProxyConfigError: `host` is not loopback and there is no `api_key`.
+        ProxyConfigError: `port` is not 1-65535, `host` is empty, or `host` is not loopback
+            and there is no `api_key`.
     """
+    # Checked here: uvicorn would fail on them only once started, with a traceback.
+    if not isinstance(port, int) or isinstance(port, bool) or not _MIN_PORT <= port <= _MAX_PORT:
+        raise ProxyConfigError(f"--port must be between {_MIN_PORT} and {_MAX_PORT} (got {port!r})")
+    if not host.strip():
+        raise ProxyConfigError("--host must not be empty: give an address, e.g. 127.0.0.1")
     if api_key is None and not is_loopback(host):
         raise ProxyConfigError(
             f"--host {host} exposes the proxy beyond this machine: give --api-key KEY "
@@ -59,9 +68,15 @@ def serve_proxy(
         **options: See `ProxyOptions`.
 
     Raises:
-        ProxyConfigError: Invalid options, or a non-loopback `host` without `api_key`.
+        ProxyConfigError: Invalid options (a port outside 1-65535, an unknown log level
+            ...), or a non-loopback `host` without `api_key`.
     """
-    check_bind(host, options.get("api_key"))
+    check_bind(host, options.get("api_key"), port)
+    log_level = log_level.lower()
+    if log_level not in uvicorn.config.LOG_LEVELS:
+        raise ProxyConfigError(
+            f"--log-level must be one of {', '.join(uvicorn.config.LOG_LEVELS)} (got {log_level!r})"
+        )
     app = create_app(upstream, **options)
     # The upstream's own Date and Server headers are relayed on pass-through; uvicorn's
     # would double them.

@@ -7,8 +7,9 @@ sockets are in test_proxy_http.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import Any
 
 import httpx2
@@ -19,12 +20,15 @@ from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import ProxyConfigError, create_app, serve_proxy
 from toolcall_sdk.testing import (
     ScriptedModel,
+    endless_stream,
     http_error,
     malformed,
     parallel,
     text,
     tool_call,
 )
+
+from ._watched import WatchedUpstream
 
 Proxy = Callable[..., AsyncIterator[httpx2.AsyncClient]]
 
@@ -56,6 +60,10 @@ TIME: dict[str, Any] = {
     },
 }
 ASK = [{"role": "user", "content": "Weather in Oslo?"}]
+# The JSON nesting a chat request body may have (docs/proxy.md).
+MAX_BODY_DEPTH = 128
+# How long a test waits for what should take milliseconds before calling it a failure.
+PATIENCE_S = 10.0
 
 
 def chat(**fields: Any) -> dict[str, Any]:
@@ -164,6 +172,31 @@ async def test_tool_choice_none_is_a_plain_answer() -> None:
     [request] = model.chat_requests  # no router probe
     assert (request.tools, request.tool_choice) == (None, None)
     assert request.stage == "answer"
+
+
+async def test_tool_choice_none_answered_with_a_call_is_no_answer_never_an_empty_200() -> None:
+    model = ScriptedModel(lambda request: tool_call("get_time", {"zone": "UTC"}))
+    async with proxy_for(model, router="probe") as caller:
+        response = await caller.post("/v1/chat/completions", json=chat(tool_choice="none"))
+
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["type"] == "no_answer"
+    assert "only tool call(s) (get_time)" in error["message"]
+    assert [r.stage for r in model.chat_requests] == ["answer", "answer"]
+
+
+async def test_a_call_cut_off_at_max_tokens_is_asked_again_never_returned_as_text() -> None:
+    cut = '<tool_call>\n{"name": "get_time", "arguments": {"zone": "U'
+    model = ScriptedModel(
+        [text(cut, finish_reason="length"), tool_call("get_time", {"zone": "UTC"})]
+    )
+    async with proxy_for(model, router="llm") as caller:
+        response = await caller.post("/v1/chat/completions", json=chat())
+
+    assert calls_of(response) == [("get_time", {"zone": "UTC"})]
+    assert response.json()["choices"][0]["message"].get("content") in (None, "")
+    assert response.headers["x-toolcall-attempts"] == "2"
 
 
 async def test_named_tool_choice_forces_that_tool_only() -> None:
@@ -383,14 +416,16 @@ async def test_upstream_api_key_replaces_the_callers() -> None:
         ({"n": 2}, "n"),
         ({"messages": []}, "messages"),
         ({"tools": [{"type": "function"}]}, "tools[0]"),
+        ({"tools": [{"type": "function", "function": {"name": ["x"]}}]}, "tools[0]"),
         (
             {
                 "tools": [
                     {"type": "function", "function": {"name": "x", "parameters": {"type": "array"}}}
                 ]
             },
-            "tools",
+            "tools[0]",
         ),
+        ({"temperature": 10**400}, "temperature"),  # an integer no float can hold
     ],
 )
 async def test_requests_the_pipeline_cannot_serve_get_400(
@@ -405,6 +440,120 @@ async def test_requests_the_pipeline_cannot_serve_get_400(
     assert error["type"] == "invalid_request_error"
     assert error["param"] == param
     assert model.requests == []
+
+
+def function(name: str, parameters: Any) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+def with_parameters(parameters: Any) -> dict[str, Any]:
+    return function("broken", {"type": "object", **parameters})
+
+
+@pytest.mark.parametrize(
+    ("tools", "param"),
+    [
+        ([with_parameters({"properties": ["city"]})], "tools[0]"),
+        (
+            [with_parameters({"properties": {"city": {"type": "string"}}, "required": 5})],
+            "tools[0]",
+        ),
+        ([with_parameters({"properties": {"n": {"type": "number", "multipleOf": 0}}})], "tools[0]"),
+        ([with_parameters({"properties": {"s": {"type": "string", "minLength": -1}}})], "tools[0]"),
+        # Accepted when the model is built, refused when the strict form is: still the tool's.
+        ([with_parameters({"properties": {}, "allOf": {"a": 1}})], "tools[0]"),
+        ([with_parameters({"properties": {}, "$defs": 5})], "tools[0]"),
+        ([WEATHER, with_parameters({"properties": ["city"]})], "tools[1]"),
+    ],
+)
+async def test_invalid_tool_schemas_get_400_naming_the_tool(
+    tools: list[dict[str, Any]], param: str
+) -> None:
+    model = ScriptedModel([])
+    async with proxy_for(model) as caller:
+        response = await caller.post("/v1/chat/completions", json=chat(tools=tools))
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["param"] == param
+    assert error["message"].startswith(param)
+    assert "broken" in error["message"]
+    assert model.requests == []
+
+
+def nested(levels: int, inner: str, *, opening: str, closing: str) -> str:
+    """`inner` wrapped `levels` times, written out: no encoder could write it recursively."""
+    return opening * levels + inner + closing * levels
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A tool schema 900 objects deep.
+        json.dumps(chat(tools=[])).replace(
+            '"tools": []',
+            '"tools": [{"type": "function", "function": {"name": "deep", "parameters": '
+            + nested(
+                900,
+                '{"type": "string"}',
+                opening='{"type": "object", "properties": {"x": ',
+                closing="}}",
+            )
+            + "}}]",
+        ),
+        # A body 50,000 levels deep, with tools or without (deeper than the JSON parser goes).
+        json.dumps(chat()).replace(
+            '"model"', '"metadata": ' + nested(50_000, "1", opening="[", closing="]") + ', "model"'
+        ),
+        nested(50_000, "", opening="[", closing="]"),
+        # Just past the proxy's own bound.
+        json.dumps(chat()).replace(
+            '"model"',
+            '"metadata": ' + nested(MAX_BODY_DEPTH, "1", opening="[", closing="]") + ', "model"',
+        ),
+    ],
+    ids=["schema-900", "body-50000-tools", "body-50000-bare", "body-past-the-bound"],
+)
+async def test_bodies_nested_too_deep_get_400(body: str) -> None:
+    model = ScriptedModel([])
+    async with proxy_for(model) as caller:
+        response = await caller.post(
+            "/v1/chat/completions", content=body, headers={"content-type": "application/json"}
+        )
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert f"more than {MAX_BODY_DEPTH} levels deep" in error["message"]
+    assert model.requests == []
+
+
+async def test_a_body_at_the_depth_bound_is_served() -> None:
+    # The body itself is one level, "metadata" a list inside it: MAX_BODY_DEPTH in all.
+    metadata = nested(MAX_BODY_DEPTH - 1, "1", opening="[", closing="]")
+    body = json.dumps(chat()).replace('"model"', f'"metadata": {metadata}, "model"')
+    model = ScriptedModel([tool_call("get_weather", {"city": "Oslo"})])
+    async with proxy_for(model) as caller:
+        response = await caller.post(
+            "/v1/chat/completions", content=body, headers={"content-type": "application/json"}
+        )
+
+    assert response.status_code == 200
+    assert calls_of(response) == [("get_weather", {"city": "Oslo"})]
+
+
+async def test_upstream_answer_past_the_size_cap_is_a_gateway_error() -> None:
+    # Past the client's max_response_bytes (32 MiB): the upstream's fault, not the caller's.
+    model = ScriptedModel([malformed(b"x" * (32 * 1024 * 1024 + 1))])
+    async with proxy_for(model) as caller:
+        response = await caller.post("/v1/chat/completions", json=chat())
+
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["type"] == "upstream_error"
+    assert error["message"].startswith("the upstream's answer was too large")
+    assert len(model.chat_requests) == 1
 
 
 async def test_upstream_failure_is_a_gateway_error() -> None:
@@ -474,3 +623,56 @@ async def test_call_tool_choice_auto_still_forces_a_callers_required() -> None:
 async def test_call_tool_choice_is_checked() -> None:
     with pytest.raises(ProxyConfigError, match="--call-tool-choice must be required or auto"):
         create_app("http://127.0.0.1:9/v1", call_tool_choice="named")
+
+
+async def test_a_caller_gone_at_the_first_byte_still_releases_the_upstream() -> None:
+    # Driven as an ASGI server would: the caller hangs up as the response starts, so the
+    # body never starts and its own clean-up never runs; the response must release the
+    # upstream anyway (and count the request).
+    model = ScriptedModel(lambda request: endless_stream())
+    watched = WatchedUpstream(model.transport())
+    app = create_app(model.base_url, http_client=watched.client(), router="always")
+    payload = json.dumps(chat(tool_choice="none", stream=True)).encode()
+    gone = asyncio.Event()
+    never = asyncio.Event()
+    sent: list[str] = []
+    messages = [{"type": "http.request", "body": payload, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop()
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message["type"])
+        if message["type"] == "http.response.start":
+            gone.set()
+            await never.wait()  # the connection is gone: this write never completes
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/chat/completions",
+        "raw_path": b"/v1/chat/completions",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("proxy", 80),
+    }
+    await asyncio.wait_for(app(scope, receive, send), timeout=PATIENCE_S)
+
+    assert sent == ["http.response.start"]
+    assert watched.opened.is_set()
+    # Waited for in a thread, so that the event loop runs meanwhile: the SDK's innermost
+    # reader may be closed by asyncio's async-generator finalizer, a loop turn later.
+    assert await asyncio.to_thread(watched.closed.wait, PATIENCE_S)
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://proxy"
+    ) as caller:
+        metrics = (await caller.get("/metrics")).text
+    assert 'toolcall_proxy_requests_total{kind="tools",outcome="disconnected"} 1.0' in metrics

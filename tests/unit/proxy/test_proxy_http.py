@@ -1,7 +1,8 @@
 """The proxy over real sockets: uvicorn in a thread in front of a ScriptedModel server.
 
 Streaming is checked with the real `openai` client parsing the proxy's SSE; concurrency with
-200 callers at once, each one's marker echoed by the upstream.
+200 callers at once, each one's marker echoed by the upstream; a caller hanging up with the
+upstream's endless stream, the proxy's requests to it watched at its transport.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCallFunction
 
 from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import create_app, serve_in_thread
-from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
+from toolcall_sdk.testing import (
+    RecordedRequest,
+    Reply,
+    ScriptedModel,
+    endless_stream,
+    text,
+    tool_call,
+)
+
+from ._watched import WatchedUpstream
 
 WEATHER: ChatCompletionFunctionToolParam = {
     "type": "function",
@@ -48,6 +58,8 @@ ECHO: ChatCompletionFunctionToolParam = {
     },
 }
 ASK: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Weather in Oslo?"}]
+# How long a test waits for what should take milliseconds before calling it a failure.
+PATIENCE_S = 10.0
 
 
 async def no_sleep(seconds: float) -> None:
@@ -241,3 +253,74 @@ def test_failover_to_the_next_upstream() -> None:
             assert called.choices[0].message.tool_calls
             relayed = client.chat.completions.create(model="m", messages=ASK)
             assert relayed.choices[0].message.content == "plain"
+
+
+def endless_upstream() -> ScriptedModel:
+    """An upstream that streams words forever, as a model stuck in a loop (or a long answer)."""
+    return ScriptedModel(lambda request: endless_stream())
+
+
+def chat_body(**fields: Any) -> dict[str, Any]:
+    return {"model": "m", "messages": ASK, "tools": [WEATHER], "stream": True, **fields}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [chat_body(tool_choice="none"), {"model": "m", "messages": ASK, "stream": True}],
+    ids=["plain-answer", "passthrough"],
+)
+def test_caller_hanging_up_mid_stream_closes_the_upstream(body: dict[str, Any]) -> None:
+    watched = WatchedUpstream()
+    with (
+        endless_upstream().serve() as upstream,
+        proxy(upstream, http_client=watched.client()) as base_url,
+    ):
+        with httpx2.stream("POST", f"{base_url}/chat/completions", json=body) as response:
+            assert response.status_code == 200
+            pieces = response.iter_raw()
+            for _ in range(3):
+                assert next(pieces).startswith(b"data: ")
+        # The caller is gone: the upstream must stop generating for nobody.
+        assert watched.closed.wait(PATIENCE_S)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+def test_caller_hanging_up_before_the_answer_closes_the_upstream(stream: bool) -> None:
+    # A forced call sends nothing until it is validated; the caller gives up first.
+    watched = WatchedUpstream()
+    payload = json.dumps(chat_body(tool_choice="required", stream=stream)).encode()
+    with (
+        endless_upstream().serve() as upstream,
+        proxy(upstream, http_client=watched.client()) as base_url,
+    ):
+        host, port = httpx2.URL(base_url).host, httpx2.URL(base_url).port
+        assert port is not None
+        with socket.create_connection((host, port)) as caller_socket:
+            caller_socket.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nHost: proxy\r\n"
+                b"Content-Type: application/json\r\n"
+                + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+                + payload
+            )
+            assert watched.opened.wait(PATIENCE_S)  # the upstream is generating
+        assert watched.closed.wait(PATIENCE_S)
+
+
+def test_timeout_bounds_the_whole_request() -> None:
+    # An answer that never ends is never silent: only a bound on the whole request stops it.
+    watched = WatchedUpstream()
+    with (
+        endless_upstream().serve() as upstream,
+        proxy(upstream, timeout=0.5, http_client=watched.client()) as base_url,
+    ):
+        response = httpx2.post(
+            f"{base_url}/chat/completions",
+            json=chat_body(tool_choice="required", stream=False),
+            timeout=PATIENCE_S * 6,
+        )
+
+    assert response.status_code == 504
+    error = response.json()["error"]
+    assert error["type"] == "upstream_timeout"
+    assert "--timeout" in error["message"]
+    assert watched.closed.is_set()
