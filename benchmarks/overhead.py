@@ -23,6 +23,9 @@ the ratio to the baseline measured in that run. Sections:
 - loop: `run(max_steps=N)` against N separate `run()` calls, per step.
 - proxy: a forced call straight to the scripted server vs through `toolcall-sdk proxy`
   (the request of `benchmarks/proxy_overhead.py`).
+- recording: the latency call with `record=` off and on (a `TrafficRecorder` on a temporary
+  folder, and the same with a `redact` hook), in process, interleaved; and one entry's
+  write alone (lock, append, the JSON line), its size, and 8 threads writing at once.
 
 pydantic-ai and instructor are optional: their rows say why they are missing when they are
 not installed (`pip install -e '.[bench]'` installs pydantic-ai; instructor does not install
@@ -44,10 +47,13 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx2
@@ -55,13 +61,22 @@ import openai
 from pydantic import BaseModel, Field
 
 import toolcall_sdk
-from toolcall_sdk import AsyncToolCallClient, ToolCallClient, tool
+from toolcall_sdk import AsyncToolCallClient, ToolCallClient, TrafficRecorder, tool
 from toolcall_sdk.testing import RecordedRequest, Reply, ScriptedModel, text, tool_call
 
 ARGS = {"customer_id": "CUS-000042", "amount_vnd": 1500000, "due_date": "2030-12-31"}
 BAD_ARGS = {"customer_id": "42", "amount_vnd": -5, "due_date": "2030-02-30"}
 PROMPT = "Invoice CUS-000042 for 1.5M VND, due end of 2030"
-SECTIONS = ("latency", "throughput", "feedback", "schema", "imports", "loop", "proxy")
+SECTIONS = (
+    "latency",
+    "throughput",
+    "feedback",
+    "schema",
+    "imports",
+    "loop",
+    "proxy",
+    "recording",
+)
 
 
 class CreateInvoice(BaseModel):
@@ -729,6 +744,98 @@ def proxy(sizes: Sizes) -> str:
     )
 
 
+def _redact(entry: dict[str, Any]) -> dict[str, Any]:
+    # What a typical hook does: blank the users' words, keep the shape.
+    for message in entry["messages"]:
+        if isinstance(message.get("content"), str):
+            message["content"] = "[redacted]"
+    return entry
+
+
+def recording(sizes: Sizes) -> str:
+    model = ScriptedModel(_answer)
+    with tempfile.TemporaryDirectory() as on, tempfile.TemporaryDirectory() as redacted:
+
+        def client(record: Any) -> ToolCallClient:
+            return ToolCallClient(
+                base_url=model.base_url,
+                model="m",
+                tools=[create_invoice],
+                router="always",
+                http_client=model.http_client(),
+                record=record,
+            )
+
+        samples = _interleaved(
+            {
+                "record off": _sdk(client(None)),
+                "record= a folder": _sdk(client(on)),
+                "record= a TrafficRecorder with redact": _sdk(
+                    client(TrafficRecorder(redacted, redact=_redact))
+                ),
+            },
+            sizes.rounds,
+            sizes.batch,
+        )
+        line = (Path(on) / "traffic.jsonl").read_text().splitlines()[0]
+    off = samples["record off"]
+    rows = [
+        [
+            name,
+            _ms(got.p50()),
+            _ms(got.p99()),
+            _us(got.cpu50()),
+            f"{got.p50() / off.p50():.3f}",
+            f"{got.cpu50() / off.cpu50():.3f}",
+        ]
+        for name, got in samples.items()
+    ]
+    entry = json.loads(line)
+    alone, threaded = _writes(entry, sizes)
+    calls = sizes.rounds * sizes.batch
+    return (
+        f"### Recording, in process ({calls} calls each)\n\n"
+        + _table(
+            ["client", "p50 (ms)", "p99 (ms)", "CPU/call (µs)", "p50 / off", "CPU / off"], rows
+        )
+        + "\n\n### One entry written (µs, median)\n\n"
+        + _table(
+            ["what", "µs"],
+            [
+                [f"`TrafficRecorder.record()` of a recorded call ({len(line) + 1} bytes)", alone],
+                ["the same, 8 threads writing at once, per entry (wall / entries)", threaded],
+            ],
+        )
+    )
+
+
+def _writes(entry: dict[str, Any], sizes: Sizes) -> tuple[str, str]:
+    """One entry's write alone, then 8 threads at once; each in a fresh folder."""
+    count = max(200, sizes.feedback_repeats)
+    with tempfile.TemporaryDirectory() as folder:
+        recorder = TrafficRecorder(folder)
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            recorder.record(dict(entry))
+            times.append(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory() as folder:
+        recorder = TrafficRecorder(folder)
+
+        def writer() -> None:
+            for _ in range(count):
+                recorder.record(dict(entry))
+
+        threads = [threading.Thread(target=writer) for _ in range(8)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        per_entry = (time.perf_counter() - started) / (8 * count)
+    return _us(statistics.median(times)), _us(per_entry)
+
+
 # --- main ------------------------------------------------------------------------------
 
 
@@ -795,6 +902,7 @@ _RUNNERS: dict[str, Callable[[Sizes], str]] = {
     "imports": imports,
     "loop": loop,
     "proxy": proxy,
+    "recording": recording,
 }
 
 

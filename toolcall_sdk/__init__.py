@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from toolcall_sdk._context import RunContext
     from toolcall_sdk._extras import MissingDependencyError, install_command
     from toolcall_sdk._metrics import ClientMetrics
+    from toolcall_sdk._recorder import TrafficRecorder
     from toolcall_sdk._results import (
         Attempt,
         FieldError,
@@ -180,6 +181,7 @@ _LAZY: dict[str, str] = {
     "ToolExecutionError": "toolcall_sdk.errors",
     "ToolTimeoutError": "toolcall_sdk.errors",
     "ToolValidatorError": "toolcall_sdk.errors",
+    "TrafficRecorder": "toolcall_sdk._recorder",
     "TransportError": "toolcall_sdk.errors",
     "Usage": "toolcall_sdk._results",
     "UsageLimitExceeded": "toolcall_sdk.errors",
@@ -273,6 +275,7 @@ __all__ = [
     "ToolExecutionError",
     "ToolTimeoutError",
     "ToolValidatorError",
+    "TrafficRecorder",
     "TransportError",
     "Usage",
     "UsageLimitExceeded",

@@ -102,6 +102,7 @@ from toolcall_sdk._sender import Open, Read, Sending, Show, Sleep, send
 from toolcall_sdk._streaming import AnswerEvents
 from toolcall_sdk._toolbox import as_tool
 from toolcall_sdk._tools import Tool
+from toolcall_sdk._traffic import Traffic, recorder_for
 from toolcall_sdk._transport import RetryPolicy
 from toolcall_sdk._watchdog import Watch, watch
 from toolcall_sdk._wire import STAGE_CALL, STAGE_HEADER, STAGE_ROUTE
@@ -155,6 +156,10 @@ class _ClientCore:
         self._content_format = format_for(model) or "auto"
         self._base_urls = base_urls_from(base_url)
         self._api_key = api_key_for(o["api_key"], self._base_urls)
+        recorder = recorder_for(o["record"])
+        self._traffic = (
+            None if recorder is None else Traffic(recorder, self._config, secrets=[self._api_key])
+        )
         self._closed = False
         self._timeout = o["timeout"]
         self._retry = o["retry"] or RetryPolicy()
@@ -203,7 +208,8 @@ class _ClientCore:
         """What this client's calls have done so far: a snapshot (docs/observability.md)."""
         return self._metrics.snapshot()
 
-    def _watch(self, operation: Operation, *, streamed: bool) -> CallWatch:
+    def _watch(self, operation: Operation, *, streamed: bool, messages: MessagesInput) -> CallWatch:
+        traffic = self._traffic
         return CallWatch(
             self._metrics,
             self._hooks,
@@ -211,6 +217,7 @@ class _ClientCore:
             model=self._config.model,
             tools=self._config.tools,
             streamed=streamed,
+            traffic=None if traffic is None else traffic.start(operation, messages),
         )
 
     def _config_for(self, config: Config, grounding: GroundingSpec | None) -> Config:
@@ -708,10 +715,24 @@ class ToolCallClient(_ClientCore):
             `GroundingPolicy` names the kinds, sources and a reference date. `call`, `run`,
             `stream` and `resume` take `grounding=` for one call. Per field:
             `Annotated[..., Grounded()]` or `Derived()`. See docs/grounding.md.
+        grounded_decoding: Hold a forced request's values to the conversation's while
+            they are decoded: each number, date and pattern identifier field of the offered
+            tools gets the values the conversation states as an `enum` (vLLM decodes
+            `required` and named choices under the schema). `"off"` (the default), `"retry"`
+            (only the retry after an `ungrounded` finding) or `"forced"` (every forced
+            request). `Derived()` fields, fields with no stated candidate and `auto`
+            requests are never held. See docs/grounding.md, "Grounded decoding".
         hooks: Functions (sync or async) given every stage of every call as a typed event
             (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
             a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is
             logged and the call goes on; see docs/observability.md.
+        record: Record what each `call()`, `run()`, `resume()` and `stream()` saw and how it
+            ended, one JSON line per invocation (the conversation, the tools, the settings,
+            the outcome; never a header or the API key): a folder (str or Path), written by
+            a `TrafficRecorder` on it, or a recorder object such as
+            `TrafficRecorder(folder, max_bytes=..., redact=...)`. None (the default)
+            records nothing. A write that fails is logged and the call goes on; see
+            docs/recording.md.
     """
 
     def __init__(
@@ -767,7 +788,9 @@ class ToolCallClient(_ClientCore):
         """
         self._embeds.check(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context, grounding=grounding)
-        return _final(self._events(steps, stream=stream, live=False, operation="call"))
+        return _final(
+            self._events(steps, stream=stream, live=False, operation="call", messages=messages)
+        )
 
     def run(
         self,
@@ -828,7 +851,9 @@ class ToolCallClient(_ClientCore):
         steps = self._run_flow(
             messages, context=context, deps=deps, options=options, grounding=grounding
         )
-        return _final(self._events(steps, stream=stream, live=False, operation="run"))
+        return _final(
+            self._events(steps, stream=stream, live=False, operation="run", messages=messages)
+        )
 
     def resume(
         self,
@@ -870,7 +895,12 @@ class ToolCallClient(_ClientCore):
         steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
         return _final(
             self._events(
-                steps, stream=stream, live=False, operation="resume", deadline_at=deadline_at
+                steps,
+                stream=stream,
+                live=False,
+                operation="resume",
+                messages=plan.saved.messages,
+                deadline_at=deadline_at,
             )
         )
 
@@ -908,7 +938,7 @@ class ToolCallClient(_ClientCore):
         # A call's stream shows no step or tool events: its events are all ToolCallEvents.
         return cast(
             Iterator[ToolCallEvent],
-            self._events(steps, stream=True, live=True, operation="stream"),
+            self._events(steps, stream=True, live=True, operation="stream", messages=messages),
         )
 
     def stream_run(
@@ -948,7 +978,12 @@ class ToolCallClient(_ClientCore):
             messages, context=context, deps=deps, options=options, shows_steps=True
         )
         return self._events(
-            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_run",
+            messages=messages,
+            shown=STREAMED_RUN_DECISIONS,
         )
 
     def stream_resume(
@@ -974,6 +1009,7 @@ class ToolCallClient(_ClientCore):
             stream=True,
             live=True,
             operation="stream_resume",
+            messages=plan.saved.messages,
             shown=STREAMED_RUN_DECISIONS,
             deadline_at=deadline_at,
         )
@@ -1036,6 +1072,7 @@ class ToolCallClient(_ClientCore):
         stream: bool,
         live: bool,
         operation: Operation,
+        messages: MessagesInput,
         shown: _Shown = STREAMED_DECISIONS,
         deadline_at: float | None = None,
     ) -> Iterator[RunEvent]:
@@ -1046,7 +1083,7 @@ class ToolCallClient(_ClientCore):
         """
         if deadline_at is None:
             deadline_at = self._deadline_at()
-        watch = self._watch(operation, streamed=stream or live)
+        watch = self._watch(operation, streamed=stream or live, messages=messages)
         try:
             watch.begin(_run_coroutine)
             for event in self._drive(
@@ -1324,7 +1361,9 @@ class AsyncToolCallClient(_ClientCore):
         """Async `ToolCallClient.call`."""
         await self._embeds.acheck(messages, self._clients[0])
         steps = self._flow(messages, execute=False, context=context, grounding=grounding)
-        return await _afinal(self._events(steps, stream=stream, live=False, operation="call"))
+        return await _afinal(
+            self._events(steps, stream=stream, live=False, operation="call", messages=messages)
+        )
 
     async def run(
         self,
@@ -1341,7 +1380,9 @@ class AsyncToolCallClient(_ClientCore):
         steps = self._run_flow(
             messages, context=context, deps=deps, options=options, grounding=grounding
         )
-        return await _afinal(self._events(steps, stream=stream, live=False, operation="run"))
+        return await _afinal(
+            self._events(steps, stream=stream, live=False, operation="run", messages=messages)
+        )
 
     async def resume(
         self,
@@ -1359,7 +1400,12 @@ class AsyncToolCallClient(_ClientCore):
         steps = self._resume_flow(plan, context=context, deps=deps, grounding=grounding)
         return await _afinal(
             self._events(
-                steps, stream=stream, live=False, operation="resume", deadline_at=deadline_at
+                steps,
+                stream=stream,
+                live=False,
+                operation="resume",
+                messages=plan.saved.messages,
+                deadline_at=deadline_at,
             )
         )
 
@@ -1372,7 +1418,7 @@ class AsyncToolCallClient(_ClientCore):
     ) -> AsyncIterator[ToolCallEvent]:
         """`ToolCallClient.stream` as an async iterator: `async for event in client.stream(...)`."""
         steps = self._flow(messages, execute=False, context=context, grounding=grounding)
-        events = self._events(steps, stream=True, live=True, operation="stream")
+        events = self._events(steps, stream=True, live=True, operation="stream", messages=messages)
         return self._embeds.guarded(messages, self._clients[0], events)
 
     def stream_run(
@@ -1388,7 +1434,12 @@ class AsyncToolCallClient(_ClientCore):
             messages, context=context, deps=deps, options=options, shows_steps=True
         )
         events = self._events(
-            steps, stream=True, live=True, operation="stream_run", shown=STREAMED_RUN_DECISIONS
+            steps,
+            stream=True,
+            live=True,
+            operation="stream_run",
+            messages=messages,
+            shown=STREAMED_RUN_DECISIONS,
         )
         return self._embeds.guarded(messages, self._clients[0], events)
 
@@ -1419,6 +1470,7 @@ class AsyncToolCallClient(_ClientCore):
             stream=True,
             live=True,
             operation="stream_resume",
+            messages=plan.saved.messages,
             shown=STREAMED_RUN_DECISIONS,
             deadline_at=deadline_at,
         ):
@@ -1477,6 +1529,7 @@ class AsyncToolCallClient(_ClientCore):
         stream: bool,
         live: bool,
         operation: Operation,
+        messages: MessagesInput,
         shown: _Shown = STREAMED_DECISIONS,
         deadline_at: float | None = None,
     ) -> AsyncIterator[RunEvent]:
@@ -1487,7 +1540,7 @@ class AsyncToolCallClient(_ClientCore):
         """
         if deadline_at is None:
             deadline_at = self._deadline_at()
-        watch = self._watch(operation, streamed=stream or live)
+        watch = self._watch(operation, streamed=stream or live, messages=messages)
         try:
             await watch.abegin()
             async for event in self._drive(

@@ -61,6 +61,8 @@ promises that every error the SDK raises is a `ToolCallError`, so a script that 
     ├── CaseFileNotFoundError          no case file at that path                   .evals
     ├── PreflightError                 the eval's server check failed     .evals (internal)
     ├── OutDirConflictError            --out holds a run with other settings .evals (internal)
+    ├── TrafficFormatError             a traffic folder or line cannot be read .evals (internal)
+    ├── NotAnEvalRunError              eval compare: not a finished run's folder .evals (internal)
     └── BfclDataError                  the BFCL data could not be read             .bfcl
         └── BfclNotInstalledError      bfcl-eval is not installed
 

@@ -1,10 +1,13 @@
-"""What the twins tell hooks and metrics about a call, free of I/O.
+"""What the twins tell hooks, metrics and the traffic recorder about a call.
 
 `Hooks` holds a client's hooks; `CallWatch` follows one call: it builds the events only the
 client sees (the call's start and end, each request and answer), tracks the step the
 pipeline's events announce, delivers events to the call's receivers, and records the call in
-the client's metrics when it ends. The sync twin delivers with `emit`, the async one with
-`aemit`; the rest is shared.
+the client's metrics, and in its traffic recording when `record=` asked for one (`_traffic`),
+when it ends. The sync twin delivers with `emit`, the async one with `aemit`; the rest is
+shared. The traffic entry is the one piece of I/O here, the same in both twins: one short
+locked append (`_recorder`), which the async twin makes on its event loop, as a logging
+handler would, rather than pay a worker thread on every call.
 
 A hook that raises is logged (logger `toolcall_sdk`, WARNING, with the traceback) and the
 call goes on: observing a call never changes it.
@@ -34,6 +37,7 @@ from toolcall_sdk._events import (
 from toolcall_sdk._metrics import MetricsRecorder
 from toolcall_sdk._pipeline import Answer, ChatRequest, request_summary
 from toolcall_sdk._results import Attempt, ToolCallResult, Usage
+from toolcall_sdk._traffic import TrafficCall
 
 __all__ = ["CallWatch", "Hooks"]
 
@@ -77,6 +81,7 @@ class CallWatch:
         "_metrics",
         "_pending",
         "_start",
+        "_traffic",
         "content",
         "escalated",
         "operation",
@@ -93,8 +98,10 @@ class CallWatch:
         model: str,
         tools: Iterable[str],
         streamed: bool,
+        traffic: TrafficCall | None = None,
     ) -> None:
         self._metrics = metrics
+        self._traffic = traffic
         self._start = time.perf_counter()
         self.operation = operation
         self.step = 1
@@ -170,7 +177,7 @@ class CallWatch:
     def finished(self, result: ToolCallResult) -> CallFinished | None:
         """Record a call that gave a result; its `CallFinished` when hooks listen."""
         outcome: CallOutcome = "escalated" if self.escalated else "ok"
-        return self._finish(outcome, result.attempts, result.usage, None)
+        return self._finish(outcome, result.attempts, result.usage, None, result)
 
     def failed(self, exc: BaseException) -> CallFinished | None:
         """Record a call that raised (or a stream left early); its `CallFinished`.
@@ -185,7 +192,7 @@ class CallWatch:
         else:
             outcome = "failed" if isinstance(exc, ToolCallFailed) else "error"
             error_type = type(exc).__name__
-        return self._finish(outcome, _attempts_of(exc), None, error_type)
+        return self._finish(outcome, _attempts_of(exc), None, error_type, exc)
 
     def _finish(
         self,
@@ -193,6 +200,7 @@ class CallWatch:
         attempts: list[Attempt],
         usage: Usage | None,
         error_type: str | None,
+        ending: ToolCallResult | BaseException,
     ) -> CallFinished | None:
         self._done = True
         duration = time.perf_counter() - self._start
@@ -203,10 +211,14 @@ class CallWatch:
             error_type=error_type,
             duration_s=duration,
         )
-        if self.receivers is None:
+        if self.receivers is None and self._traffic is None:
             return None
         if usage is None:
             usage = sum((attempt.usage for attempt in attempts), Usage())
+        if self._traffic is not None:
+            self._traffic.end(ending, attempts=attempts, usage=usage, latency_s=duration)
+        if self.receivers is None:
+            return None
         return CallFinished(
             operation=self.operation,
             outcome=outcome,

@@ -24,8 +24,10 @@ from toolcall_sdk._pipeline import TOOL_CHOICES, ToolChoice
 from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
 from toolcall_sdk._tools import Tool
+from toolcall_sdk._traffic import RecordSpec
 from toolcall_sdk._transport import RetryPolicy
 from toolcall_sdk.grounding import GroundingSpec
+from toolcall_sdk.grounding._decoding import DECODING_MODES, DecodingMode
 from toolcall_sdk.grounding._policy import resolve_grounding
 
 if TYPE_CHECKING:
@@ -82,6 +84,8 @@ class ClientOptions(TypedDict, total=False):
     balance: BalancePolicy | None
     hooks: Iterable[Hook | CallHook]
     grounding: GroundingSpec
+    grounded_decoding: DecodingMode
+    record: RecordSpec
 
 
 DEFAULTS: ClientOptions = {
@@ -111,6 +115,10 @@ DEFAULTS: ClientOptions = {
     # Off unless asked for: it changes what a scripted or recorded conversation that never
     # states its ids and dates gets back (docs/grounding.md, "The default").
     "grounding": False,
+    # Measured on both demo models (docs/grounding.md, "Grounded decoding").
+    "grounded_decoding": "off",
+    # Nothing is written unless asked for: entries hold the users' conversations.
+    "record": None,
 }
 
 
@@ -165,9 +173,19 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     if resolved["on_escalate"] is not None and not callable(resolved["on_escalate"]):
         raise InvalidArgumentError("on_escalate must be a function taking the ToolCallFailed")
     resolve_grounding(resolved["grounding"])
+    _check_grounded_decoding(resolved["grounded_decoding"])
+    _check_record(resolved["record"])
     if resolved["api_key"] is not None and not isinstance(resolved["api_key"], str):
         raise InvalidArgumentError("api_key must be a string")
     return resolved
+
+
+def _check_grounded_decoding(mode: Any) -> None:
+    if mode not in DECODING_MODES:
+        raise InvalidArgumentError(
+            f"grounded_decoding must be one of {', '.join(map(repr, DECODING_MODES))} "
+            f"(got {mode!r})"
+        )
 
 
 def base_urls_from(base_url: str | Sequence[str] | None) -> list[str]:
@@ -220,6 +238,18 @@ def _check_ledger(ledger: Any) -> None:
         raise InvalidArgumentError(
             "resume_ledger must have a claim(state_id) -> bool method, e.g. "
             f"SQLiteResumeLedger('resumed.db') (got {ledger!r})"
+        )
+
+
+def _check_record(record: Any) -> None:
+    if isinstance(record, str) and not record:
+        raise InvalidArgumentError("record must name a folder (got an empty string)")
+    if record is None or isinstance(record, (str, os.PathLike)):
+        return
+    if not callable(getattr(record, "record", None)):
+        raise InvalidArgumentError(
+            "record must be a folder (str or Path) or an object with a record(entry) method, "
+            f"such as TrafficRecorder('traffic/', redact=...) (got {record!r})"
         )
 
 

@@ -12,7 +12,7 @@ may answer in text (`StepControl.may_answer`: stage 2 under `tool_choice="auto"`
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
@@ -63,8 +63,9 @@ from toolcall_sdk._step_memory import StepMemory
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
-from toolcall_sdk.grounding import GroundingPolicy
+from toolcall_sdk.grounding import FULL_POLICY, GroundingPolicy
 from toolcall_sdk.grounding._check import Grounder
+from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request, switched_tool
 from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
@@ -127,6 +128,8 @@ class Config:
     # What the grounding check looks at (None: no check), and the check of these tools.
     grounding: GroundingPolicy | None = None
     grounder: Grounder | None = None
+    # When a forced request's values are held to the conversation's (grounding/_decoding).
+    grounded_decoding: DecodingMode = "off"
 
     @classmethod
     def from_options(
@@ -398,8 +401,15 @@ def _checked(
         finish_reason=attempt.finish_reason,
         repairs=repairs,
     )
-    if config.grounding is not None and calls:
-        calls, problems = _grounded(config, config.grounding, message, calls, problems, state)
+    policy = config.grounding
+    if policy is None and calls and switched_tool(calls, state.attempts):
+        # A retry that swaps the rejected call's tool for another must carry values the
+        # conversation gives: a forced retry of the 0.5B answered "Show me invoice
+        # INV-20417." with convert_currency(1000, "USD", "VND"), a valid call that has less
+        # support than the rejected one, and it would have been the result.
+        policy = FULL_POLICY
+    if policy is not None and calls:
+        calls, problems = _grounded(config, policy, message, calls, problems, state)
     return calls, problems
 
 
@@ -737,11 +747,18 @@ def _ask_for_calls(
 ) -> Generator[Effect, Any, tuple[Attempt, dict[str, Any]]]:
     """One stage-2 request; the attempt record and the answer (calls read from text too)."""
     params = _call_params(config, state.history, offered, may_answer=may_answer)
+    params, held = grounded_request(
+        params,
+        mode=config.grounded_decoding,
+        grounder=config.grounder or Grounder(config.tools, config.schemas),
+        policy=config.grounding or FULL_POLICY,
+        attempts=state.attempts,
+    )
     answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
     state.usage += answer.usage
     attempt = Attempt(
         number=number,
-        request=request_summary(STAGE_CALL, params),
+        request=replace(request_summary(STAGE_CALL, params), constrained=tuple(held)),
         raw_message=answer.message,
         finish_reason=answer.finish_reason,
         usage=answer.usage,

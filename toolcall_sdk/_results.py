@@ -108,6 +108,8 @@ class RequestSummary:
         tools: Names of the tools offered.
         temperature: The temperature sent.
         message_count: How many messages the request carried.
+        constrained: The fields whose values the request held to the conversation's
+            (grounded decoding), as `tool:/field`; empty when none was.
     """
 
     stage: str
@@ -115,6 +117,7 @@ class RequestSummary:
     tools: tuple[str, ...]
     temperature: float | None
     message_count: int
+    constrained: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -217,7 +217,13 @@ def _saved_run(
         offered=tuple(str(name) for name in payload["offered"]),
         attempt=Attempt(
             number=_positive(attempt["number"], "attempt number"),
-            request=RequestSummary(**{**request, "tools": tuple(request["tools"])}),
+            request=RequestSummary(
+                **{
+                    **request,
+                    "tools": tuple(request["tools"]),
+                    "constrained": tuple(request.get("constrained", ())),
+                }
+            ),
             raw_message=dict(attempt["raw_message"]),
             finish_reason=attempt["finish_reason"],
             usage=Usage(**attempt["usage"]),

@@ -56,6 +56,7 @@ class _RequestJson(TypedDict):
     tools: list[str]
     temperature: float | None
     message_count: _Count
+    constrained: NotRequired[list[str]]
 
 
 class _AttemptJson(TypedDict):

@@ -8,9 +8,10 @@ markup (typer renders them so): they hold no square brackets, and `--help` reads
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
+import typer.main
 
 from toolcall_sdk._cli_help import HelpCommand, HelpGroup, looks_like_url
 from toolcall_sdk._version import __version__
@@ -448,9 +449,28 @@ def _one_base_url(ctx: typer.Context, url: str | None, base_url: str) -> str:
     return url
 
 
+class _EvalCommand(HelpCommand):
+    """`eval CASES...`, and `eval compare RUN_A RUN_B` when `compare` is the first word.
+
+    `eval` stays one command, so every existing invocation (and its help) is unchanged; a
+    typer group would need a subcommand name before the case files. A case file named
+    `compare` is given as `./compare`.
+    """
+
+    # `Any` for the context: typer releases differ on whose click class it is (their own copy
+    # of click, or click itself), and the override only passes it on.
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        if args and args[0] == "compare":
+            command = typer.main.get_command(_eval_compare)
+            return command.make_context(f"{info_name} compare", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
 @app.command(
     name="eval",
-    cls=HelpCommand,
+    cls=_EvalCommand,
     short_help="Run the pipeline ladder on case files; report the failure taxonomy.",
     help=(
         "Run eval cases through the pipeline ladder side by side (auto, auto+parser, "
@@ -458,7 +478,8 @@ def _one_base_url(ctx: typer.Context, url: str | None, base_url: str) -> str:
         "wrong_tool, wrong_args, "
         "hard_fail, missed_call, spurious_call) and write report.json, report.md and "
         "ladder.svg to --out. A rerun with the same --out skips finished cases. "
-        "The server is --base-url URL. See docs/evals.md."
+        "The server is --base-url URL. See docs/evals.md.\n\n"
+        "Compare two runs: `toolcall-sdk eval compare RUN_A RUN_B` (its own --help)."
     ),
 )
 def eval_(
@@ -661,6 +682,143 @@ def eval_(
         raise typer.Exit(code=code)
 
 
+# `eval compare` is its own typer app, reached through `_EvalCommand` (not a command of `app`).
+_eval_compare = typer.Typer(add_completion=False, rich_markup_mode="rich")
+
+
+@_eval_compare.command(
+    name="compare",
+    cls=HelpCommand,
+    help=(
+        "Compare two eval runs (their --out folders): per pipeline, the pass rate and each "
+        "failure class in RUN_A and RUN_B, then the cases that regressed (passed in RUN_A, "
+        "not in RUN_B) and those fixed, each with the call it made or its failure on both "
+        "sides. Exits 0; with --fail-on-regression, 1 when a case regressed. A folder that "
+        "is not an eval run exits 2. See docs/traffic-evals.md."
+    ),
+)
+def eval_compare(
+    run_a: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN_A", help="The run before (an eval --out folder).", show_default=False
+        ),
+    ],
+    run_b: Annotated[
+        str,
+        typer.Argument(metavar="RUN_B", help="The run after.", show_default=False),
+    ],
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when a case passed in RUN_A and not in RUN_B."
+        ),
+    ] = False,
+) -> None:
+    from toolcall_sdk._console import cli_console
+    from toolcall_sdk.evals._compare import NotAnEvalRunError, compare_runs, load_run
+    from toolcall_sdk.evals._compare_terminal import print_comparison
+
+    try:
+        comparison = compare_runs(load_run(run_a), load_run(run_b))
+    except NotAnEvalRunError as exc:
+        _fail(exc, code=EXIT_USAGE)
+    print_comparison(comparison, cli_console(width=EVAL_WIDTH))
+    if fail_on_regression and comparison.regressed:
+        raise typer.Exit(code=1)
+
+
+cases_app = typer.Typer(
+    name="cases",
+    cls=HelpGroup,
+    help=(
+        "Make eval cases from what your model really saw: `toolcall-sdk cases review DIR "
+        "--out FILE` (docs/traffic-evals.md)."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+app.add_typer(cases_app, name="cases", short_help="Turn recorded traffic into eval cases.")
+
+
+@cases_app.command(
+    name="review",
+    cls=HelpCommand,
+    short_help="Review recorded requests into an eval case file.",
+    help=(
+        "Turn the requests the SDK's recorder wrote to DIR (traffic.jsonl, traffic-*.jsonl) "
+        "into eval cases for toolcall-sdk eval, tools inline as JSON. Near-duplicates are "
+        "folded into one, with a count. Without --accept, each request is shown, failures "
+        "first, and you decide: a accept the call, f fix an argument, n no call expected, "
+        "s skip, q quit (what was decided is kept). With --accept validated (scripts, CI) "
+        "every validated call becomes a case; add --accept answered to take text answers "
+        "as no-call cases. FILE is added to, never overwritten: a rerun goes on where the "
+        "last one stopped. See docs/traffic-evals.md."
+    ),
+)
+def cases_review(
+    directory: Annotated[
+        str,
+        typer.Argument(
+            metavar="DIR", help="The recorder's folder (or one traffic file).", show_default=False
+        ),
+    ],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="The case file to add to (JSON Lines).",
+            show_default=False,
+        ),
+    ],
+    accept: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept",
+            metavar="KIND",
+            help="Write without asking: validated (the SDK's validated calls) and/or "
+            "answered (text answers, as no call); repeatable or comma-separated.",
+            show_default=False,
+        ),
+    ] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            min=1,
+            metavar="N",
+            help="Only N requests, spread over tools and outcomes, failures first.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="The seed of --sample's draw.")
+    ] = 0,
+) -> None:
+    from toolcall_sdk._console import cli_console
+    from toolcall_sdk._errors import ToolCallError
+    from toolcall_sdk.evals._review_command import console_ask, run_review_command
+
+    console = cli_console(width=EVAL_WIDTH)
+    kinds = [k.strip() for value in accept or [] for k in value.split(",") if k.strip()]
+    try:
+        code = run_review_command(
+            directory,
+            out,
+            accept=kinds,
+            sample_size=sample,
+            seed=seed,
+            console=console,
+            ask=console_ask(console),
+        )
+    except (ValueError, OSError, ToolCallError) as exc:
+        _fail(exc, code=EXIT_USAGE)
+    if code:
+        raise typer.Exit(code=code)
+
+
 @app.command(
     cls=HelpCommand,
     # Arguments are taken, to be refused in one line: a URL typed without --upstream.
@@ -691,7 +849,7 @@ def proxy(
             metavar="ADDRESS", help="Address to bind; anything but loopback needs --api-key."
         ),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on.")] = 8100,
+    port: Annotated[int, typer.Option(metavar="PORT", help="Port to listen on, 1-65535.")] = 8100,
     api_key: Annotated[
         str | None,
         typer.Option(

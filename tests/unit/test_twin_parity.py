@@ -110,8 +110,9 @@ KNOWN: dict[str, tuple[str, list[str]]] = {
         [
             "- self._embeds.check(messages, self._clients[0])",
             "- return cast(Iterator[ToolCallEvent], self._events(steps, stream=True, "
-            "live=True, operation='stream'))",
-            "+ events = self._events(steps, stream=True, live=True, operation='stream')",
+            "live=True, operation='stream', messages=messages))",
+            "+ events = self._events(steps, stream=True, live=True, operation='stream', "
+            "messages=messages)",
             "+ return self._embeds.guarded(messages, self._clients[0], events)",
         ],
     ),
@@ -120,9 +121,9 @@ KNOWN: dict[str, tuple[str, list[str]]] = {
         [
             "- self._embeds.check(messages, self._clients[0])",
             "- return self._events(steps, stream=True, live=True, operation='stream_run', "
-            "shown=STREAMED_RUN_DECISIONS)",
+            "messages=messages, shown=STREAMED_RUN_DECISIONS)",
             "+ events = self._events(steps, stream=True, live=True, operation='stream_run', "
-            "shown=STREAMED_RUN_DECISIONS)",
+            "messages=messages, shown=STREAMED_RUN_DECISIONS)",
             "+ return self._embeds.guarded(messages, self._clients[0], events)",
         ],
     ),
@@ -134,7 +135,8 @@ KNOWN: dict[str, tuple[str, list[str]]] = {
             "- self._claim(plan, deadline_at)",
             "- steps = self._resume_flow(plan, context=context, deps=deps, shows_steps=True)",
             "- return self._events(steps, stream=True, live=True, operation='stream_resume', "
-            "shown=STREAMED_RUN_DECISIONS, deadline_at=deadline_at)",
+            "messages=plan.saved.messages, shown=STREAMED_RUN_DECISIONS, "
+            "deadline_at=deadline_at)",
             "+ return self._claimed_events(plan, context=context, deps=deps)",
         ],
     ),

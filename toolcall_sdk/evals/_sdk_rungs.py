@@ -68,6 +68,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "max_retries": settings.max_retries,
         "recover": True,
         "grounding": settings_grounding(settings),
+        "grounded_decoding": settings.grounded_decoding,
     }
 
 

@@ -43,6 +43,8 @@ class EvalSettings:
         grounding: The `full` pipeline's grounding check: `default` (the client's
             default: identifiers and dates), `all` (numbers too) or `off`. The other SDK
             rungs measure what they always did, without it.
+        grounded_decoding: The `full` pipeline's grounded decoding (`off`, `retry`,
+            `forced`: the client's `grounded_decoding=`).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
             also keeps the SDK rungs' forced call with one tool on `required` instead of
             naming it (a named choice is decoded as one call).
@@ -58,6 +60,7 @@ class EvalSettings:
     retry: RetryPolicy | None = None
     wrong_parser_base_url: str | None = None
     grounding: str = "off"
+    grounded_decoding: str = "off"
     parallel_tool_calls: bool | None = None
 
     @property
@@ -90,6 +93,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "max_retries": settings.max_retries,
         "max_tokens": settings.max_tokens,
         "grounding": settings.grounding,
+        "grounded_decoding": settings.grounded_decoding,
         "parallel_tool_calls": settings.parallel_tool_calls,
     }
 

@@ -11,7 +11,16 @@ from typer.testing import CliRunner
 
 from toolcall_sdk.cli import app
 
-COMMANDS = [[], ["launch"], ["doctor"], ["eval"], ["proxy"]]
+COMMANDS = [
+    [],
+    ["launch"],
+    ["doctor"],
+    ["eval"],
+    ["eval", "compare"],
+    ["proxy"],
+    ["cases"],
+    ["cases", "review"],
+]
 GROUP: Any = typer.main.get_command(app)
 
 

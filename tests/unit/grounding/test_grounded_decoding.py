@@ -1,0 +1,108 @@
+"""Grounded decoding: the exact schema a forced request sends, held to the stated values."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+import pytest
+from pydantic import Field
+
+from toolcall_sdk import Derived, InvalidArgumentError, ToolCallClient, tool
+from toolcall_sdk.testing import ScriptedModel, tool_call
+
+from ..conftest import ClientFactory, Ledger
+
+PROMPT = [
+    {"role": "system", "content": "Today is 2026-12-01. Amounts are in VND."},
+    {"role": "user", "content": "Bill CUS-148717 12.5 million VND, due 20 December."},
+]
+
+
+@pytest.fixture
+def invoice(ledger: Ledger) -> Any:
+    @tool
+    def create_invoice(
+        customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
+        amount_vnd: Annotated[int, Field(gt=0)],
+        due_date: date,
+        fee_vnd: Annotated[int, Derived()] = 0,
+        note: str = "",
+    ) -> str:
+        """Create an invoice."""
+        ledger.calls.append(("create_invoice", {"amount_vnd": amount_vnd}))
+        return "INV-1"
+
+    return create_invoice
+
+
+def _properties(request: Any) -> dict[str, Any]:
+    [tool_entry] = (request.json or {})["tools"]
+    properties: dict[str, Any] = tool_entry["function"]["parameters"]["properties"]
+    return properties
+
+
+GOOD = {"customer_id": "CUS-148717", "amount_vnd": 12500000, "due_date": "2026-12-20"}
+
+
+def test_forced_requests_hold_numbers_dates_and_identifiers_to_the_conversation(
+    make_client: ClientFactory, invoice: Any
+) -> None:
+    model = ScriptedModel([tool_call("create_invoice", GOOD)])
+    client = make_client(model, [invoice], grounded_decoding="forced")
+
+    result = client.call(PROMPT)
+
+    properties = _properties(model.calls_for("call")[0])
+    assert properties["customer_id"]["enum"] == ["CUS-148717"]
+    assert 12500000 in properties["amount_vnd"]["enum"]
+    assert 125000000 not in properties["amount_vnd"]["enum"]
+    assert all(value > 0 for value in properties["amount_vnd"]["enum"])  # gt=0 holds
+    assert properties["due_date"]["enum"] == ["2026-12-01", "2026-12-20", "2027-12-20"]
+    # Derived and free-text fields are never held.
+    assert "enum" not in properties["fee_vnd"]
+    assert "enum" not in properties["note"]
+    assert result.attempts[0].request.constrained == (
+        "create_invoice:/customer_id",
+        "create_invoice:/amount_vnd",
+        "create_invoice:/due_date",
+    )
+
+
+def test_retry_mode_holds_only_the_retry_after_an_ungrounded_value(
+    make_client: ClientFactory, invoice: Any, ledger: Ledger
+) -> None:
+    wrong = {**GOOD, "amount_vnd": 125000000}
+    model = ScriptedModel([tool_call("create_invoice", wrong), tool_call("create_invoice", GOOD)])
+    client = make_client(model, [invoice], grounded_decoding="retry", grounding=True)
+
+    result = client.run(PROMPT)
+
+    first, retry = model.calls_for("call")
+    assert "enum" not in _properties(first)["amount_vnd"]
+    assert 12500000 in _properties(retry)["amount_vnd"]["enum"]
+    assert [p.kind for p in result.attempts[0].problems] == ["ungrounded"]
+    assert result.attempts[0].request.constrained == ()
+    assert "create_invoice:/amount_vnd" in result.attempts[1].request.constrained
+    assert ledger.calls == [("create_invoice", {"amount_vnd": 12500000})]
+
+
+def test_a_free_choice_and_a_field_with_no_candidate_stay_unconstrained(
+    make_client: ClientFactory, invoice: Any
+) -> None:
+    model = ScriptedModel([tool_call("create_invoice", GOOD), tool_call("create_invoice", GOOD)])
+    # Under auto vLLM holds the answer to no schema: nothing is sent differently.
+    free = make_client(model, [invoice], grounded_decoding="forced", tool_choice="auto")
+    free.call(PROMPT)
+    assert all("enum" not in p for p in _properties(model.calls_for("call")[0]).values())
+
+    forced = make_client(model, [invoice], grounded_decoding="forced")
+    forced.call("Bill the usual customer the usual amount.")  # no id, no date stated
+    properties = _properties(model.calls_for("call")[1])
+    assert "enum" not in properties["customer_id"]
+    assert "enum" not in properties["due_date"]
+
+
+def test_off_is_the_default_and_a_wrong_mode_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="grounded_decoding must be one of"):
+        ToolCallClient(base_url="http://127.0.0.1:9/v1", model="m", grounded_decoding="on")  # type: ignore[arg-type]

@@ -1,0 +1,297 @@
+"""Grounded decoding: a forced call's values held, while it is decoded, to what was stated.
+
+The grounding check (`_check`) finds a value the conversation never gave, after the call is
+written; told so, a small model often writes the same value again (`125000000` for "12.5
+million VND", three times over). Offered the choice, it picks the right one: the same
+request with `amount_vnd: {"enum": [12500000, ...]}` decodes 12500000. So for a request that
+forces a call (vLLM decodes `required` and named choices under the tools' schemas, a
+grammar), each groundable field of each offered tool gets the values the conversation
+states as an `enum`:
+
+- a number (`integer`/`number`): every number the sources state, in every form the
+  grounding check reads ("12.5 million", "1.500.000 đồng", "800k", words), with the
+  policy's free numbers and the field's default, inside the field's bounds;
+- a date (`format: date`): every date written out in full; a date written without its
+  year ("20 December") in the reference year and the next; each relative date ("next
+  Friday") resolved against the reference day (the policy's `today`, else the one the
+  conversation states); none when a relative date is vague;
+- an identifier (a string under a `pattern`): every token of the sources the pattern
+  matches as a whole.
+
+A field keeps its schema, unconstrained, when it has no candidate (a value the user gives in
+a form no reader knows must stay writable), when it is `Derived()` or a fixed choice already,
+when its kind is not in the policy, or when the candidates pass `MAX_CANDIDATES`. Only
+top-level fields and nullable ones (`anyOf: [X, null]`) are constrained: nested objects keep
+their schema. Under `tool_choice="auto"` nothing is sent differently (vLLM holds a free
+answer to no schema).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+from decimal import Decimal
+from typing import Any, Final, Literal, get_args
+
+from toolcall_sdk._results import Attempt, ToolCall
+from toolcall_sdk.grounding._check import Grounder, _compiled
+from toolcall_sdk.grounding._dates import resolve
+from toolcall_sdk.grounding._plan import Plan, Rule
+from toolcall_sdk.grounding._policy import GroundingPolicy
+from toolcall_sdk.grounding._sources import Conversation, conversation_of
+
+__all__ = [
+    "DECODING_MODES",
+    "MAX_CANDIDATES",
+    "DecodingMode",
+    "grounded_request",
+    "switched_tool",
+]
+
+DecodingMode = Literal["off", "retry", "forced"]
+"""When a request's values are held to the conversation's: never, on the retry after an
+`ungrounded` finding, or on every request that forces a call."""
+DECODING_MODES: Final[tuple[DecodingMode, ...]] = get_args(DecodingMode)
+
+# More candidates than this say the conversation states too much to choose from (a pasted
+# table): the field stays free, the check after decoding still applies. An enum this size
+# is also a grammar xgrammar compiles in milliseconds.
+MAX_CANDIDATES: Final = 64
+# Relative dates resolve to at most a few weeks of days ("next week": seven).
+_MAX_DAYS_PER_PHRASE: Final = 31
+
+
+def grounded_request(
+    params: dict[str, Any],
+    *,
+    mode: DecodingMode,
+    grounder: Grounder,
+    policy: GroundingPolicy,
+    attempts: Sequence[Attempt] = (),
+) -> tuple[dict[str, Any], list[str]]:
+    """The stage-2 request with its tools' groundable fields held to stated values.
+
+    Args:
+        params: The request as built (messages, tools, tool_choice, ...); not changed.
+        mode: See `DecodingMode`.
+        grounder: The client's grounding plans, per tool.
+        policy: Which kinds of value, which sources, the reference day.
+        attempts: The step's attempts so far (`retry` looks at the last one).
+
+    Returns:
+        The request to send (the same object when nothing is constrained) and one
+        `tool:/field` per constrained field.
+    """
+    if mode == "off" or params.get("tool_choice") in (None, "auto", "none"):
+        return params, []
+    if mode == "retry" and not (
+        attempts and any(problem.kind == "ungrounded" for problem in attempts[-1].problems)
+    ):
+        return params, []
+    conversation = conversation_of(params.get("messages") or (), policy.sources)
+    tools: list[Any] = []
+    constrained: list[str] = []
+    for entry in params.get("tools") or ():
+        function = entry.get("function") if isinstance(entry, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        parameters = function.get("parameters") if isinstance(function, Mapping) else None
+        if not isinstance(name, str) or not isinstance(parameters, Mapping) or function is None:
+            tools.append(entry)
+            continue
+        held, fields = _held(parameters, grounder.plan(name), conversation, policy)
+        if not fields:
+            tools.append(entry)
+            continue
+        tools.append({**entry, "function": {**function, "parameters": held}})
+        constrained += [f"{name}:/{field}" for field in fields]
+    if not constrained:
+        return params, []
+    return {**params, "tools": tools}, constrained
+
+
+def switched_tool(calls: Sequence[ToolCall], attempts: Sequence[Attempt]) -> bool:
+    """Whether a retry's answer (`attempts[-1]`) calls a tool the rejected answer before it
+    did not: the answer that replaced a call with another is held to the conversation.
+
+    An answer that follows one with no call at all (or none before), or one that called
+    only tools nobody offered, switches nothing.
+    """
+    if len(attempts) < 2:
+        return False
+    before = attempts[-2]
+    raw = before.raw_message.get("tool_calls") or ()
+    named = {
+        str((call.get("function") or {}).get("name"))
+        for call in raw
+        if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping)
+    }
+    named |= {p.tool_name for p in before.problems if p.tool_name}
+    # A call to a tool that was not offered had to be replaced: that is no switch.
+    named -= {p.tool_name for p in before.problems if p.kind == "unknown_tool"}
+    return bool(named) and any(call.name not in named for call in calls)
+
+
+def _held(
+    parameters: Mapping[str, Any],
+    plan: Plan,
+    conversation: Conversation,
+    policy: GroundingPolicy,
+) -> tuple[dict[str, Any], list[str]]:
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return dict(parameters), []
+    held: dict[str, Any] = {}
+    fields: list[str] = []
+    for field, schema in properties.items():
+        rule = plan.get((field,))
+        values = _candidates(schema, rule, conversation, policy)
+        if values is None:
+            held[field] = schema
+            continue
+        held[field] = _with_enum(schema, values)
+        fields.append(field)
+    if not fields:
+        return dict(parameters), []
+    out = copy.deepcopy(dict(parameters))
+    out["properties"] = held
+    return out, fields
+
+
+def _candidates(
+    schema: Any, rule: Rule | None, conversation: Conversation, policy: GroundingPolicy
+) -> list[Any] | None:
+    """The values the field may take, or None to leave it free."""
+    if rule is not None and (rule.mark == "derived" or rule.choices):
+        return None
+    branch = _value_branch(schema)
+    if branch is None or "enum" in branch or "const" in branch:
+        return None
+    kind = branch.get("type")
+    values: list[Any]
+    if kind in ("integer", "number") and "number" in policy.kinds:
+        values = _numbers(branch, kind, conversation, policy, rule)
+    elif kind == "string" and branch.get("format") == "date" and "date" in policy.kinds:
+        values = _dates(conversation, policy)
+    elif (
+        kind == "string"
+        and isinstance(branch.get("pattern"), str)
+        and ("identifier" in policy.kinds)
+    ):
+        values = _identifiers(branch["pattern"], conversation)
+    else:
+        return None
+    if not values or len(values) > MAX_CANDIDATES:
+        return None
+    return values
+
+
+def _value_branch(schema: Any) -> Mapping[str, Any] | None:
+    """The schema of the field's value: itself, or the one non-null branch of a nullable."""
+    if not isinstance(schema, Mapping):
+        return None
+    options = schema.get("anyOf")
+    if options is None:
+        return schema
+    if not isinstance(options, list):
+        return None
+    values = [o for o in options if not (isinstance(o, Mapping) and o.get("type") == "null")]
+    if len(values) != 1 or not isinstance(values[0], Mapping):
+        return None
+    return values[0]
+
+
+def _with_enum(schema: Mapping[str, Any], values: list[Any]) -> dict[str, Any]:
+    options = schema.get("anyOf")
+    if options is None:
+        return {**schema, "enum": values}
+    return {
+        **schema,
+        "anyOf": [
+            o if isinstance(o, Mapping) and o.get("type") == "null" else {**o, "enum": values}
+            for o in options
+        ],
+    }
+
+
+def _numbers(
+    schema: Mapping[str, Any],
+    kind: str,
+    conversation: Conversation,
+    policy: GroundingPolicy,
+    rule: Rule | None,
+) -> list[Any]:
+    stated: set[Decimal] = set(conversation.number_values())
+    stated |= {Decimal(str(n)) for n in policy.free_numbers}
+    default = rule.default if rule is not None else None
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        stated.add(Decimal(str(default)))
+    out: list[Any] = []
+    for value in sorted(stated):
+        if kind == "integer" and value != value.to_integral_value():
+            continue
+        if not _within(value, schema):
+            continue
+        out.append(int(value) if value == value.to_integral_value() else float(value))
+    return out
+
+
+def _within(value: Decimal, schema: Mapping[str, Any]) -> bool:
+    def bound(key: str) -> Decimal | None:
+        given = schema.get(key)
+        if isinstance(given, (int, float)) and not isinstance(given, bool):
+            return Decimal(str(given))
+        return None
+
+    low, high = bound("minimum"), bound("maximum")
+    above, below = bound("exclusiveMinimum"), bound("exclusiveMaximum")
+    return not (
+        (low is not None and value < low)
+        or (high is not None and value > high)
+        or (above is not None and value <= above)
+        or (below is not None and value >= below)
+    )
+
+
+def _dates(conversation: Conversation, policy: GroundingPolicy) -> list[Any]:
+    found, vague = conversation.relatives()
+    if vague:
+        return []
+    reference = policy.today() or conversation.today()
+    days: set[date] = set()
+    for mention in conversation.dates():
+        if mention.month is None or mention.day is None:
+            continue
+        years: Iterable[int | None] = (
+            (mention.year,)
+            if mention.year is not None
+            else ((reference.year, reference.year + 1) if reference is not None else ())
+        )
+        for year in years:
+            assert year is not None
+            try:
+                days.add(date(year, mention.month, mention.day))
+            except ValueError:  # 29 February in a common year
+                continue
+    if found and reference is not None:
+        for phrase in found:
+            for index, day in enumerate(resolve(phrase, reference)):
+                if index >= _MAX_DAYS_PER_PHRASE:
+                    break
+                days.add(day)
+    elif found:
+        return []  # "tomorrow" with no reference day: no date can be offered for it
+    return [day.isoformat() for day in sorted(days)]
+
+
+def _identifiers(pattern: str, conversation: Conversation) -> list[Any]:
+    compiled = _compiled(pattern)
+    if compiled is None:
+        return []
+    whole = re.compile(rf"(?<![\w-])(?:{compiled.pattern})(?![\w-])")
+    found: dict[str, None] = {}
+    for source in conversation.sources:
+        for match in whole.finditer(source.facts.text):
+            found.setdefault(match.group(0))
+    return list(found)
