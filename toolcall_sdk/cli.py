@@ -906,6 +906,15 @@ def proxy(
             "(identifiers and dates) or all (numbers too).",
         ),
     ] = "off",
+    record: Annotated[
+        str | None,
+        typer.Option(
+            "--record",
+            metavar="DIR",
+            help="Record each tool request (the conversation, the tools, the outcome; never "
+            "a header) as a JSON line in DIR, for `toolcall-sdk cases review`.",
+        ),
+    ] = None,
 ) -> None:
     from toolcall_sdk._extras import MissingDependencyError
 
@@ -936,6 +945,7 @@ def proxy(
             call_tool_choice=call_tool_choice,
             timeout=timeout,
             grounding=grounding,
+            record=record,
         )
     except ProxyConfigError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -109,6 +109,7 @@ class ClientCache:
             deadline=self._config.timeout,
             http_client=self._http_client(),
             grounding=self._config.grounding or False,
+            record=self._config.recorder,
             **options,
         )
 

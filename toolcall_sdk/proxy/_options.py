@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
+from toolcall_sdk._recorder import Recorder
+from toolcall_sdk._traffic import recorder_for
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
 from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
 from toolcall_sdk.routing import ROUTER_NAMES
@@ -64,6 +67,10 @@ class ProxyOptions(TypedDict, total=False):
             (user and tool messages, the system prompt): `True`, `False`, a
             `GroundingPolicy`, or a command line's name (`default`, `all`, `off`).
             Default: the client's (identifiers and dates).
+        record: Record each tool request the pipeline served: a folder (a
+            `TrafficRecorder` on it, one JSON line per request, `source: "proxy"`,
+            `operation: "chat"`) or a recorder object; None records nothing. See
+            docs/recording.md.
     """
 
     api_key: str | None
@@ -76,6 +83,7 @@ class ProxyOptions(TypedDict, total=False):
     max_clients: int
     http_client: httpx2.AsyncClient | None
     grounding: GroundingSpec | str
+    record: str | os.PathLike[str] | Recorder | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +101,7 @@ class ProxyConfig:
     max_clients: int = DEFAULT_MAX_CLIENTS
     http_client: httpx2.AsyncClient | None = None
     grounding: GroundingPolicy | None = None
+    recorder: Recorder | None = None
 
 
 def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> ProxyConfig:
@@ -146,7 +155,29 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         max_clients=max_clients,
         http_client=options.get("http_client"),
         grounding=grounding,
+        recorder=_recorder(options.get("record")),
     )
+
+
+def _recorder(spec: Any) -> Recorder | None:
+    """One recorder for every pipeline client: their entries say they came through here."""
+    if spec is None:
+        return None
+    try:
+        recorder = recorder_for(spec)
+    except ToolCallError as exc:
+        raise ProxyConfigError(f"--record: {exc}") from None
+    return None if recorder is None else ProxyRecorder(recorder)
+
+
+class ProxyRecorder:
+    """Marks each entry as the proxy's (`source: "proxy"`, `operation: "chat"`)."""
+
+    def __init__(self, inner: Recorder) -> None:
+        self.inner = inner
+
+    def record(self, entry: dict[str, Any]) -> None:
+        self.inner.record({**entry, "source": "proxy", "operation": "chat"})
 
 
 def is_loopback(host: str) -> bool:
