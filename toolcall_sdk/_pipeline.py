@@ -508,7 +508,11 @@ def _step_flow(
             _record_for_loop_guard(control.guard, calls, state.notes)
         if not problems:
             return (yield from _accepted(state, offer, candidate, calls, execute, number))
-        retry_may_answer = answer_decides and _may_retreat(problems)
+        # With grounded decoding the retry of an answer whose values nobody gave is forced,
+        # so that its values are held to the stated ones (under auto nothing holds them).
+        retry_may_answer = (
+            answer_decides and _may_retreat(problems) and config.grounded_decoding == "off"
+        )
         yield from _feedback(config, state, offer, candidate, calls, problems, retry_may_answer)
 
     yield from _told_escalation(config, state)

@@ -91,6 +91,7 @@ def grounded_request(
     ):
         return params, []
     conversation = conversation_of(params.get("messages") or (), policy.sources)
+    refused = _refused(attempts)
     tools: list[Any] = []
     constrained: list[str] = []
     for entry in params.get("tools") or ():
@@ -100,7 +101,9 @@ def grounded_request(
         if not isinstance(name, str) or not isinstance(parameters, Mapping) or function is None:
             tools.append(entry)
             continue
-        held, fields = _held(parameters, grounder.plan(name), conversation, policy)
+        held, fields = _held(
+            parameters, grounder.plan(name), conversation, policy, refused.get(name, {})
+        )
         if not fields:
             tools.append(entry)
             continue
@@ -133,11 +136,31 @@ def switched_tool(calls: Sequence[ToolCall], attempts: Sequence[Attempt]) -> boo
     return bool(named) and any(call.name not in named for call in calls)
 
 
+def _refused(attempts: Sequence[Attempt]) -> dict[str, dict[str, list[Any]]]:
+    """The values the step's answers had refused, by tool and top-level field.
+
+    A candidate validation or the check refused is not offered again: "due July 22" offers
+    2026-07-22 and 2027-07-22, the model takes the first, a validator says it is in the
+    past, and the retry is held to the other.
+    """
+    refused: dict[str, dict[str, list[Any]]] = {}
+    for attempt in attempts:
+        for problem in attempt.problems:
+            if problem.tool_name is None:
+                continue
+            for error in problem.fields:
+                if error.value is not None and "." not in error.field:
+                    by_field = refused.setdefault(problem.tool_name, {})
+                    by_field.setdefault(error.field, []).append(error.value)
+    return refused
+
+
 def _held(
     parameters: Mapping[str, Any],
     plan: Plan,
     conversation: Conversation,
     policy: GroundingPolicy,
+    refused: Mapping[str, list[Any]],
 ) -> tuple[dict[str, Any], list[str]]:
     properties = parameters.get("properties")
     if not isinstance(properties, Mapping):
@@ -147,6 +170,8 @@ def _held(
     for field, schema in properties.items():
         rule = plan.get((field,))
         values = _candidates(schema, rule, conversation, policy)
+        if values is not None and field in refused:
+            values = [v for v in values if not _among(v, refused[field])] or None
         if values is None:
             held[field] = schema
             continue
@@ -157,6 +182,10 @@ def _held(
     out = copy.deepcopy(dict(parameters))
     out["properties"] = held
     return out, fields
+
+
+def _among(value: Any, refused: Sequence[Any]) -> bool:
+    return any(value == r or str(value) == str(r) for r in refused)
 
 
 def _candidates(

@@ -6,7 +6,7 @@ from datetime import date
 from typing import Annotated, Any
 
 import pytest
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from toolcall_sdk import Derived, InvalidArgumentError, ToolCallClient, tool
 from toolcall_sdk.testing import ScriptedModel, tool_call
@@ -106,3 +106,55 @@ def test_a_free_choice_and_a_field_with_no_candidate_stay_unconstrained(
 def test_off_is_the_default_and_a_wrong_mode_is_refused() -> None:
     with pytest.raises(InvalidArgumentError, match="grounded_decoding must be one of"):
         ToolCallClient(base_url="http://127.0.0.1:9/v1", model="m", grounded_decoding="on")  # type: ignore[arg-type]
+
+
+def test_a_value_validation_refused_is_not_offered_again(
+    make_client: ClientFactory, ledger: Ledger
+) -> None:
+    def not_past(day: date) -> date:
+        if day < date(2026, 12, 1):
+            raise ValueError("must not be in the past (today is 2026-12-01)")
+        return day
+
+    @tool
+    def bill(
+        customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
+        amount_vnd: Annotated[int, Field(gt=0)],
+        due_date: Annotated[date, AfterValidator(not_past)],
+    ) -> str:
+        """Create an invoice."""
+        return "INV-1"
+
+    past = {"customer_id": "CUS-259240", "amount_vnd": 1500000, "due_date": "2026-07-22"}
+    model = ScriptedModel(
+        [tool_call("bill", past), tool_call("bill", {**past, "due_date": "2027-07-22"})]
+    )
+    client = make_client(model, [bill], grounded_decoding="forced")
+
+    result = client.call(
+        [
+            {"role": "system", "content": "Today is 2026-12-01."},
+            {"role": "user", "content": "Bill CUS-259240 1500000 dong, due July 22."},
+        ]
+    )
+
+    first, retry = model.calls_for("call")
+    assert _properties(first)["due_date"]["enum"] == ["2026-07-22", "2026-12-01", "2027-07-22"]
+    assert _properties(retry)["due_date"]["enum"] == ["2026-12-01", "2027-07-22"]
+    assert result.calls[0].arguments.model_dump()["due_date"] == date(2027, 7, 22)
+
+
+def test_with_decoding_on_the_retry_after_an_ungrounded_value_is_forced_and_held(
+    make_client: ClientFactory, invoice: Any
+) -> None:
+    wrong = {**GOOD, "amount_vnd": 125000000}
+    model = ScriptedModel([tool_call("create_invoice", wrong), tool_call("create_invoice", GOOD)])
+    # The default router leaves the first request to the answer (auto).
+    client = make_client(model, [invoice], router="llm", grounded_decoding="retry", grounding=True)
+
+    client.call(PROMPT)
+
+    first, retry = model.calls_for("call")
+    assert (first.json or {})["tool_choice"] == "auto"
+    assert (retry.json or {})["tool_choice"] != "auto"
+    assert 12500000 in _properties(retry)["amount_vnd"]["enum"]
