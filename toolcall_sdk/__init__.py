@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         ToolCallClient,
     )
     from toolcall_sdk._context import RunContext
+    from toolcall_sdk._example_bank import ExampleBank
     from toolcall_sdk._extras import MissingDependencyError, install_command
     from toolcall_sdk._metrics import ClientMetrics
     from toolcall_sdk._recorder import TrafficRecorder
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
         ContextLengthExceededError,
         DeadlineExceededError,
         EndpointNotFoundError,
+        ExamplesError,
         InvalidArgumentError,
         LoopDetected,
         MalformedResponseError,
@@ -128,6 +130,8 @@ _LAZY: dict[str, str] = {
     "Derived": "toolcall_sdk.grounding",
     "EmbeddingRouter": "toolcall_sdk.routing",
     "EndpointNotFoundError": "toolcall_sdk.errors",
+    "ExampleBank": "toolcall_sdk._example_bank",
+    "ExamplesError": "toolcall_sdk.errors",
     "FieldError": "toolcall_sdk._results",
     "Grounded": "toolcall_sdk.grounding",
     "GroundingPolicy": "toolcall_sdk.grounding",
@@ -222,6 +226,8 @@ __all__ = [
     "Derived",
     "EmbeddingRouter",
     "EndpointNotFoundError",
+    "ExampleBank",
+    "ExamplesError",
     "FieldError",
     "Grounded",
     "GroundingPolicy",

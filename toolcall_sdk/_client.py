@@ -733,6 +733,17 @@ class ToolCallClient(_ClientCore):
             `TrafficRecorder(folder, max_bytes=..., redact=...)`. None (the default)
             records nothing. A write that fails is logged and the call goes on; see
             docs/recording.md.
+        examples: Accepted cases that teach the model: a JSON Lines case file (eval cases
+            with `expected.calls`, as `toolcall-sdk cases review` writes them), a list of
+            such case dicts, or an `ExampleBank` (`ExampleBank(path, k=3, max_tokens=600)`;
+            a path or a list gets those defaults). Each stage-2 request of `call()` (and of
+            a run's first step) is sent the `k` cases most alike to the last user message
+            whose calls use only offered tools, within the token budget, as earlier user /
+            assistant (tool call) / tool ("(example: not run)") turns after the system
+            message. Never in the router's probe, a plain answer or a later step, and never
+            a grounding source. None (the default) sends none; not yet measured on the demo
+            models. The file is read here (`ExamplesError` names the file and line). See
+            docs/traffic-evals.md, "Accepted cases teach the model".
     """
 
     def __init__(

@@ -12,6 +12,7 @@ The tree::
     ├── NoAnswerError                  no text where only a text answer could end the step
     ├── RouterError                    a router raised or returned no decision
     ├── PromptEmbedsError              a prompt-embeddings tensor refused before sending
+    ├── ExamplesError                  a demonstration case or its file is unusable; `.source`
     ├── ToolExecutionError             a business function raised (`raise_for_errors()`)
     │   └── ToolTimeoutError           a tool ran past its `@tool(timeout=...)`; `.timeout`
     ├── RunStopped                     the agent loop stopped before a text answer; `.steps`
@@ -93,6 +94,7 @@ __all__ = [
     "ContextLengthExceededError",
     "DeadlineExceededError",
     "EndpointNotFoundError",
+    "ExamplesError",
     "InvalidArgumentError",
     "LoopDetected",
     "MalformedResponseError",
@@ -264,6 +266,29 @@ class PromptEmbedsError(ToolCallError, ValueError):
         super().__init__(message)
         self.where = where
         self.shape = shape
+
+
+class ExamplesError(ToolCallError, ValueError):
+    """A demonstration case (`examples=`, `ExampleBank`) cannot be used: the file is missing,
+    a line is not JSON, or a case does not follow the case format.
+
+    Attributes:
+        source: Where: `FILE:LINE`, `FILE` (the whole file), or `examples[i]` for the i-th
+            case of a list.
+        path: The case file; None for cases given as a list.
+        line: The file's line (from 1), or the case's position in a given list (from 0);
+            None for a problem with the whole file.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        if path is None:
+            source = f"examples[{line}]" if line is not None else "examples"
+        else:
+            source = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{source}: {message}")
+        self.source = source
+        self.path = path
+        self.line = line
 
 
 class ToolExecutionError(ToolCallError):

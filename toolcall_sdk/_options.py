@@ -20,6 +20,7 @@ from toolcall_sdk._balancer import BalancePolicy
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._events import CallHook, Hook
+from toolcall_sdk._example_bank import ExamplesSpec, as_example_bank
 from toolcall_sdk._pipeline import TOOL_CHOICES, ToolChoice
 from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
@@ -86,6 +87,7 @@ class ClientOptions(TypedDict, total=False):
     grounding: GroundingSpec
     grounded_decoding: DecodingMode
     record: RecordSpec
+    examples: ExamplesSpec
 
 
 DEFAULTS: ClientOptions = {
@@ -119,15 +121,21 @@ DEFAULTS: ClientOptions = {
     "grounded_decoding": "off",
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
+    # Not yet measured on the demo models (docs/traffic-evals.md, "Accepted cases teach the
+    # model"): off until it is.
+    "examples": None,
 }
 
 
 def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     """Check every given option's name, type and value; fill in the defaults.
 
+    `examples` comes back as an `ExampleBank` (or None), its file read.
+
     Raises:
         TypeError: An option that `ClientOptions` does not declare.
         InvalidArgumentError: An option of the wrong type or value (says what to pass).
+        ExamplesError: The `examples` case file is missing or holds a malformed case.
     """
     unknown = sorted(set(options) - set(ClientOptions.__annotations__))
     if unknown:
@@ -175,6 +183,9 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     resolve_grounding(resolved["grounding"])
     _check_grounded_decoding(resolved["grounded_decoding"])
     _check_record(resolved["record"])
+    # Read here, once: a missing file or a malformed case fails the client's construction
+    # (`ExamplesError`, with the file and line), never a request.
+    resolved["examples"] = as_example_bank(resolved["examples"])
     if resolved["api_key"] is not None and not isinstance(resolved["api_key"], str):
         raise InvalidArgumentError("api_key must be a string")
     return resolved

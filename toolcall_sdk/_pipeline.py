@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 from pydantic import BaseModel
 
 from toolcall_sdk._context import RunContext
+from toolcall_sdk._demonstrations import ExampleBank, with_examples
 from toolcall_sdk._errors import (
     NoAnswerError,
     ToolCallError,
@@ -130,6 +131,7 @@ class Config:
     grounder: Grounder | None = None
     # When a forced request's values are held to the conversation's (grounding/_decoding).
     grounded_decoding: DecodingMode = "off"
+    examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 
     @classmethod
     def from_options(
@@ -758,6 +760,8 @@ def _ask_for_calls(
         policy=config.grounding or FULL_POLICY,
         attempts=state.attempts,
     )
+    # After grounded decoding, never in `state.history`: examples are no grounding source.
+    params = with_examples(params, config.examples, config.tools, first_step=state.step == 1)
     answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
     state.usage += answer.usage
     attempt = Attempt(

@@ -10,10 +10,11 @@ import copy
 import inspect
 import re
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Generic, ParamSpec, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, TypeAdapter, create_model
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from toolcall_sdk._context import RunContext, is_run_context
 from toolcall_sdk._errors import ToolDefinitionError
@@ -47,6 +48,8 @@ class Tool(Generic[P, R]):
             the client's setting.
         timeout: Seconds `run()` waits for the function; None waits as long as it takes.
         requires_approval: `run()` pauses with `ApprovalRequired` before running it.
+        examples: Hand-written argument examples, as JSON values; each stage-2 request that
+            offers the tool shows them in its description.
     """
 
     def __init__(
@@ -61,9 +64,11 @@ class Tool(Generic[P, R]):
         timeout: float | None = None,
         requires_approval: bool = False,
         context_parameter: str | None = None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         _check_name(name)
         _check_timeout(name, timeout)
+        self.examples = _checked_examples(name, args_model, examples)
         self.name = name
         self.description = description
         self.args_model = args_model
@@ -169,6 +174,7 @@ def tool(
     strict: bool | None = None,
     timeout: float | None = None,
     requires_approval: bool = False,
+    examples: Sequence[Mapping[str, Any]] | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -181,6 +187,7 @@ def tool(
     strict: bool | None = None,
     timeout: float | None = None,
     requires_approval: bool = False,
+    examples: Sequence[Mapping[str, Any]] | None = None,
 ) -> Tool[P, R] | Tool[..., Any] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Turn a function (sync or async) or a Pydantic model into a tool.
 
@@ -206,6 +213,12 @@ def tool(
             be stopped: it finishes unwatched, its result dropped.
         requires_approval: `run()` stops with `ApprovalRequired` before running a call of
             this tool; `client.resume(state, approvals=...)` continues.
+        examples: Argument examples written by hand, like Anthropic's `input_examples`:
+            `[{"city": "Hanoi"}, {"city": "Oslo", "unit": "fahrenheit"}]`. Each stage-2
+            request that offers the tool shows them in its description, one JSON line
+            each. Checked here against the parameters' names (every required one given,
+            no unknown one); the values are not validated (a rule about today's date would
+            fail a good example later), but must be JSON values (dates become ISO text).
 
     Returns:
         A `Tool`, or a decorator producing one.
@@ -222,6 +235,7 @@ def tool(
             localns=_caller_locals(),
             timeout=timeout,
             requires_approval=requires_approval,
+            examples=examples,
         )
 
     if function is None:
@@ -234,6 +248,7 @@ def tool(
         localns=_caller_locals(),
         timeout=timeout,
         requires_approval=requires_approval,
+        examples=examples,
     )
 
 
@@ -255,6 +270,7 @@ def build_tool(
     localns: dict[str, Any] | None = None,
     timeout: float | None = None,
     requires_approval: bool = False,
+    examples: Sequence[Mapping[str, Any]] | None = None,
 ) -> Tool[Any, Any]:
     if isinstance(target, type) and issubclass(target, BaseModel):
         doc = _parse_docstring(target)
@@ -267,6 +283,7 @@ def build_tool(
             strict=strict,
             timeout=timeout,
             requires_approval=requires_approval,
+            examples=examples,
         )
     if not callable(target):
         raise ToolDefinitionError(f"@tool needs a function or a Pydantic model, got {target!r}")
@@ -288,6 +305,7 @@ def build_tool(
         timeout=timeout,
         requires_approval=requires_approval,
         context_parameter=context_parameter,
+        examples=examples,
     )
 
 
@@ -373,6 +391,50 @@ def _check_timeout(name: str, timeout: float | None) -> None:
             "use None for no limit",
             tool_name=name,
         )
+
+
+def _checked_examples(
+    name: str, args_model: type[BaseModel], examples: Sequence[Mapping[str, Any]] | None
+) -> tuple[dict[str, Any], ...]:
+    """The written examples as JSON values, each checked against the parameters' names."""
+    if examples is None:
+        return ()
+    if isinstance(examples, (str, bytes, Mapping)) or not isinstance(examples, Sequence):
+        raise ToolDefinitionError(
+            f"tool {name!r}: examples must be a list of argument dicts, e.g. "
+            f"examples=[{{...}}] (got {type(examples).__name__})",
+            tool_name=name,
+        )
+    # A parameter may be given by its name or its alias (what the model sees).
+    names = {key: {key, info.alias or key} for key, info in args_model.model_fields.items()}
+    known = set().union(*names.values())
+    required = [key for key, info in args_model.model_fields.items() if info.is_required()]
+    checked: list[dict[str, Any]] = []
+    for index, example in enumerate(examples):
+        where = f"tool {name!r}: examples[{index}]"
+        if not isinstance(example, Mapping):
+            raise ToolDefinitionError(
+                f"{where} must be a dict of arguments (got {type(example).__name__})",
+                tool_name=name,
+            )
+        unknown = sorted(str(key) for key in example if key not in known)
+        missing = [key for key in required if not names[key] & set(example)]
+        if unknown or missing:
+            said = [f"unknown {', '.join(map(repr, unknown))}"] if unknown else []
+            said += [f"missing {', '.join(map(repr, missing))}"] if missing else []
+            raise ToolDefinitionError(
+                f"{where} does not fit the parameters ({'; '.join(said)}); "
+                f"they are {', '.join(map(repr, names))}",
+                tool_name=name,
+            )
+        try:
+            checked.append(to_jsonable_python(dict(example)))
+        except PydanticSerializationError as exc:
+            raise ToolDefinitionError(
+                f"{where} holds a value that is not JSON ({exc}); write examples as JSON values",
+                tool_name=name,
+            ) from exc
+    return tuple(checked)
 
 
 def _check_schema(model: type[BaseModel], tool_name: str, kind: str) -> None:

@@ -7,7 +7,8 @@
 - `required+validate`: `router="always"`, forced call, Pydantic validation, `max_retries=0`,
   no recovery.
 - `full`: the SDK as users get it: the settings' router and feedback retries, recovery,
-  the settings' grounding check (the client's default unless told otherwise).
+  the settings' grounding check (the client's default unless told otherwise), grounded
+  decoding and demonstrations (`examples`, none unless told).
 
 The two lower SDK rungs run without the grounding check: they measure the schema alone.
 """
@@ -69,6 +70,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "recover": True,
         "grounding": settings_grounding(settings),
         "grounded_decoding": settings.grounded_decoding,
+        "examples": settings.examples,
     }
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolcall_sdk._example_bank import ExampleBank, ExamplesSpec
 from toolcall_sdk._transport import RetryPolicy
 from toolcall_sdk.routing import RouterSpec
 
@@ -48,6 +50,9 @@ class EvalSettings:
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
             also keeps the SDK rungs' forced call with one tool on `required` instead of
             naming it (a named choice is decoded as one call).
+        examples: The `full` pipeline's demonstrations (the client's `examples=`: an
+            `ExampleBank`, a case file or a list of cases); None shows none. Build the bank
+            once: a path here is read again for every case.
     """
 
     base_url: str
@@ -62,6 +67,7 @@ class EvalSettings:
     grounding: str = "off"
     grounded_decoding: str = "off"
     parallel_tool_calls: bool | None = None
+    examples: ExamplesSpec = None
 
     @property
     def auto_base_url(self) -> str:
@@ -95,7 +101,17 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "grounding": settings.grounding,
         "grounded_decoding": settings.grounded_decoding,
         "parallel_tool_calls": settings.parallel_tool_calls,
+        "examples": _described_examples(settings.examples),
     }
+
+
+def _described_examples(examples: ExamplesSpec) -> str | None:
+    """The demonstrations as report metadata: the bank's repr, or the file."""
+    if examples is None or isinstance(examples, (str, os.PathLike)):
+        return None if examples is None else os.fspath(examples)
+    if isinstance(examples, ExampleBank):
+        return repr(examples)
+    return f"{len(examples)} given cases"
 
 
 def auto_server_note(settings: EvalSettings) -> str:
