@@ -21,7 +21,6 @@ breaks it raises `ExamplesError` with the file and line.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from toolcall_sdk._errors import ExamplesError
+from toolcall_sdk._json_lines import json_lines
 
 __all__ = ["Example", "examples_from_cases", "examples_from_file", "last_user_text"]
 
@@ -73,17 +73,14 @@ def examples_from_file(path: str | os.PathLike[str]) -> list[Example]:
     examples: list[Example] = []
     try:
         with file.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    raw = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ExamplesError(
-                        f"not JSON ({exc.msg}); each line must be one case object",
-                        path=name,
-                        line=number,
-                    ) from exc
+            for number, raw in json_lines(
+                handle,
+                lambda number, exc: ExamplesError(
+                    f"not JSON ({exc.msg}); each line must be one case object",
+                    path=name,
+                    line=number,
+                ),
+            ):
                 example = _example(raw, f"{name}:{number}", path=name, line=number)
                 if example is not None:
                     examples.append(example)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolcall_sdk._json_lines import json_lines
 from toolcall_sdk.evals._cases import OMITTED, CaseFormatError, parse_case
 from toolcall_sdk.evals._matching import json_equal
 from toolcall_sdk.evals._near_duplicates import EntryGroup
@@ -148,16 +149,13 @@ class CaseFile:
         if not file.path.exists():
             return file
         with file.path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    case = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CaseFormatError(
-                        f"not JSON ({exc.msg}); --out must be a case file (JSON Lines)",
-                        source=f"{file.path}:{number}",
-                    ) from exc
+            for _, case in json_lines(
+                handle,
+                lambda number, exc: CaseFormatError(
+                    f"not JSON ({exc.msg}); --out must be a case file (JSON Lines)",
+                    source=f"{file.path}:{number}",
+                ),
+            ):
                 if isinstance(case, dict) and isinstance(case.get("id"), str):
                     file.ids.add(case["id"])
                     recorded = case.get("recorded")
