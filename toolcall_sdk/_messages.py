@@ -86,9 +86,7 @@ def assistant_history_entry(message: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def distinct_call_ids(
-    message: dict[str, Any], taken: Collection[str] = ()
-) -> tuple[dict[str, Any], list[str]]:
+def distinct_call_ids(message: dict[str, Any], taken: Collection[str] = ()) -> dict[str, Any]:
     """The message with an id of its own for each call: a missing id, or one an earlier call
     of the message (or of the step: `taken`) already has, is replaced.
 
@@ -99,14 +97,14 @@ def distinct_call_ids(
     one `<id>_<n>`, each the first such name not in use.
 
     Returns:
-        The message (the same object when nothing changed) and `old->new` for each change.
+        The message (the same object when nothing changed).
     """
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
-        return message, []
+        return message
     used = set(taken)
     out: list[Any] = []
-    changed: list[str] = []
+    changed = False
     for index, raw in enumerate(calls):
         if not isinstance(raw, Mapping):
             out.append(raw)
@@ -119,14 +117,12 @@ def distinct_call_ids(
             while fresh in used:
                 n += 1
                 fresh = f"{base}_{n}"
-            changed.append(f"{given}->{fresh}")
+            changed = True
             raw = {**raw, "id": fresh}
             call_id = fresh
         used.add(call_id)
         out.append(raw)
-    if not changed:
-        return message, []
-    return {**message, "tool_calls": out}, changed
+    return {**message, "tool_calls": out} if changed else message
 
 
 def tool_output_content(output: Any) -> str:

@@ -548,14 +548,9 @@ def _offer(
 def _resumed(state: _Run, resume: ResumePoint) -> _Candidate:
     """The paused answer, as this step's first attempt (validated again: deterministic),
     with what the step had run and decided before it paused."""
-    saved = resume.memory
-    state.memory = StepMemory(
-        executed=list(saved.executed),
-        ran=dict(saved.ran),
-        contents=dict(saved.contents),
-        decided=dict(saved.decided),
-    )
-    state.notes.update(saved.contents)
+    # Read from the state for this resume alone: the step goes on with it.
+    state.memory = resume.memory
+    state.notes.update(resume.memory.contents)
     state.attempts.append(resume.attempt)
     state.usage += resume.attempt.usage
     return _Candidate(resume.attempt, resume.message, [], resume.approvals)
@@ -707,7 +702,7 @@ def _grounded(
 ) -> tuple[list[ToolCall], list[Problem]]:
     """The schema-valid calls whose values the conversation gives, and every problem of the
     answer (the `ungrounded` ones added, all in call order)."""
-    grounder = config.grounder or Grounder(config.tools, config.schemas)
+    grounder = _grounder(config)
     # The sources are the messages this answer replied to, as sent (feedback included: the
     # check itself leaves the SDK's notes out).
     grounded, ungrounded = grounder.check(calls, state.history, policy)
@@ -756,7 +751,7 @@ def _ask_for_calls(
     params, held = grounded_request(
         params,
         mode=config.grounded_decoding,
-        grounder=config.grounder or Grounder(config.tools, config.schemas),
+        grounder=_grounder(config),
         policy=config.grounding or FULL_POLICY,
         attempts=state.attempts,
     )
@@ -793,7 +788,7 @@ def _ask_for_calls(
     message, renamed = repair_tool_names(message, offered)
     attempt.repairs.extend(renamed)
     # Before anything is decided per call: one id, one call (its decision, its message).
-    message, _ = distinct_call_ids(message, taken=[call.id for call in state.executed])
+    message = distinct_call_ids(message, taken=[call.id for call in state.executed])
     return attempt, message
 
 
@@ -1036,6 +1031,11 @@ def _plain_answer(
         route=decision,
         usage=state.usage,
     )
+
+
+def _grounder(config: Config) -> Grounder:
+    """The grounding plans of the client's tools (built here for a `Config` made without)."""
+    return config.grounder or Grounder(config.tools, config.schemas)
 
 
 def _has_text(message: Mapping[str, Any]) -> bool:

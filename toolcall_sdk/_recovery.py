@@ -66,7 +66,7 @@ def recover_calls(
     )
     if not found.calls:
         return None
-    if judge and prose_withholds_call(outside_reasoning(found.text)) is not None:
+    if judge and _withheld_by(found.text):
         return None  # shown, asked about, refused or postponed: text, never an action
     recovered = dict(message)
     recovered["content"] = found.text.strip() or None if content else content
@@ -106,7 +106,7 @@ def withheld_calls(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     content = message.get("content")
     if not calls or not isinstance(content, str):
         return message, []
-    if prose_withholds_call(outside_reasoning(content)) is None:
+    if not _withheld_by(content):
         return message, []
     names = [
         str((call.get("function") or {}).get("name", "")) if isinstance(call, Mapping) else ""
@@ -115,6 +115,11 @@ def withheld_calls(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return {k: v for k, v in message.items() if k != "tool_calls"}, [
         f"{name}:{WITHHELD}" for name in names
     ]
+
+
+def _withheld_by(text: str) -> bool:
+    """Whether an answer's text outside reasoning keeps its calls from running."""
+    return prose_withholds_call(outside_reasoning(text)) is not None
 
 
 def repair_tool_names(

@@ -201,22 +201,20 @@ def check_approvals(saved: SavedRun, approvals: Any) -> dict[str, bool]:
 def _saved_run(
     payload: dict[str, Any], tools: Mapping[str, Tool[..., Any]], *, state_id: str
 ) -> SavedRun:
+    # Every field's type and bounds were checked (`check_state_shape`): read as they are.
     attempt = payload["attempt"]
     request = attempt["request"]
-    limits = RunLimits(**payload["limits"])
-    if limits.force not in FORCES:
-        raise ValueError(f"force must be one of {FORCES} (got {limits.force!r})")
     return SavedRun(
-        messages=_dicts(payload["messages"]),
-        step=_positive(payload["step"], "step"),
-        limits=limits,
-        requests=int(payload["requests"]),
+        messages=[dict(message) for message in payload["messages"]],
+        step=payload["step"],
+        limits=RunLimits(**payload["limits"]),
+        requests=payload["requests"],
         usage=Usage(**payload["usage"]),
         seen=[Seen(**item) for item in payload["seen"]],
         route=RouteDecision(**payload["route"]),
         offered=tuple(str(name) for name in payload["offered"]),
         attempt=Attempt(
-            number=_positive(attempt["number"], "attempt number"),
+            number=attempt["number"],
             request=RequestSummary(
                 **{
                     **request,
@@ -236,18 +234,6 @@ def _saved_run(
         memory=StepMemory.from_json(payload.get("memory"), tools),
         id=state_id,
     )
-
-
-def _dicts(items: Any) -> list[dict[str, Any]]:
-    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise TypeError("messages must be a list of message objects")
-    return [dict(item) for item in items]
-
-
-def _positive(value: Any, what: str) -> int:
-    if not isinstance(value, int) or value < 1:
-        raise ValueError(f"{what} must be a positive integer (got {value!r})")
-    return value
 
 
 def _step_summary(step: Step) -> dict[str, Any]:
