@@ -18,34 +18,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__":  # `python benchmarks/grounded_decoding.py`: the repository on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._lever import halves, print_table
 from toolcall_sdk.evals._cases import load_cases
 from toolcall_sdk.evals._runner import run_eval_sync
 from toolcall_sdk.evals._settings import EvalSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("off", "retry", "forced")
-
-
-def summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    passed = sum(r["verdict"] == "pass" for r in records)
-    latencies = [r["latency_s"] for r in records if r.get("latency_s") is not None]
-    return {
-        "cases": len(records),
-        "pass": passed,
-        "pass_rate": passed / len(records) if records else 0.0,
-        "wrong_args": sum(r["verdict"] == "wrong_args" for r in records),
-        "requests_per_case": (
-            sum(r.get("requests") or 0 for r in records) / len(records) if records else 0.0
-        ),
-        "p50_s": statistics.median(latencies) if latencies else None,
-    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,10 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
     args = parser.parse_args(argv)
     cases = load_cases(ROOT / "evals" / "invoices.jsonl", allow_code=True)[: args.cases]
-    halves = {
-        "dev": {c.id for c in cases[0::2]},
-        "held-out": {c.id for c in cases[1::2]},
-    }
+    parts = halves(cases)
     results: dict[str, list[dict[str, Any]]] = {}
     for mode in args.modes.split(","):
         settings = EvalSettings(
@@ -79,20 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{mode}: {len(results[mode])} cases in {time.monotonic() - started:.0f} s", flush=True
         )
-    print("\n| mode | half | pass | vs off | wrong_args | requests/case | p50 |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    table: dict[str, dict[str, Any]] = {}
-    for half, ids in halves.items():
-        base = summary([r for r in results.get("off", []) if r["case_id"] in ids])
-        for mode, records in results.items():
-            row = summary([r for r in records if r["case_id"] in ids])
-            table[f"{mode}/{half}"] = row
-            delta = (row["pass"] - base["pass"]) if "off" in results else 0
-            p50 = f"{row['p50_s']:.1f} s" if row["p50_s"] is not None else "-"
-            print(
-                f"| {mode} | {half} | {row['pass']}/{row['cases']} | {delta:+d} | "
-                f"{row['wrong_args']} | {row['requests_per_case']:.2f} | {p50} |"
-            )
+    table = print_table(results, parts, base="off")
     if args.out is not None:
         args.out.write_text(json.dumps({"summary": table, "records": results}, indent=1))
     return 0

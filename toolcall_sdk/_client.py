@@ -722,6 +722,16 @@ class ToolCallClient(_ClientCore):
             (only the retry after an `ungrounded` finding) or `"forced"` (every forced
             request). `Derived()` fields, fields with no stated candidate and `auto`
             requests are never held. See docs/grounding.md, "Grounded decoding".
+        listed_values: What to do with a valid answer whose calls leave out values the
+            request lists beside the ones they used ("the factorial of 5, 10 and 15"
+            answered with one call): `"off"` (the default) takes it; `"ask"` sends it back
+            once, with what it left out, under an unnamed `required` of its own tools, and
+            takes the new answer only if it is valid, calls none but those tools and
+            leaves fewer listed values out; `"complete"` asks for each left-out call in a
+            named request of its tool with the listed values held by the schema, and adds
+            the ones that come back valid, grounded and new. Nothing of the answer runs
+            before. Only a request the conversation ends with is read (not a later step of
+            `run()`). See docs/pipeline.md, "Every call a request asks for".
         hooks: Functions (sync or async) given every stage of every call as a typed event
             (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
             a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is

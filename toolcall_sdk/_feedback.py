@@ -76,17 +76,22 @@ def feedback_text(problem: Problem, available: Sequence[str], *, may_answer: boo
         lines.append(f"Call {tool} again with corrected arguments.")
         return "\n".join(lines)
     if problem.kind == "ungrounded":
-        lines = [f"UNGROUNDED in {tool}{call}:"]
-        lines += [
-            f"- {shorten(error.field, MAX_QUOTED_NAME_CHARS)}: "
-            f"{shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)}"
-            for error in problem.fields[:MAX_FEEDBACK_FIELDS]
-        ]
+        lines = [f"UNGROUNDED in {tool}{call}:", *_field_lines(problem)]
         advice = f"Call {tool} again with the values exactly as the user gave them."
         if may_answer:
             advice += " If the user did not give them, or no tool fits the request, answer in "
             advice += "plain text."
         lines.append(advice)
+        return "\n".join(lines)
+    if problem.kind == "missing_calls":
+        lines = [
+            f"INCOMPLETE in {tool}{call}: the request lists more values than your calls use:",
+            *_field_lines(problem),
+        ]
+        lines.append(
+            f"Nothing ran. Answer again with every call the request asks for: one {tool} "
+            "call per listed value, this one included, all in one answer."
+        )
         return "\n".join(lines)
     if problem.kind == "unknown_tool":
         name = problem.tool_name
@@ -121,6 +126,15 @@ def feedback_text(problem: Problem, available: Sequence[str], *, may_answer: boo
             "Call one of them now, with no text before the call."
         )
     return no_tool_call_text(available)
+
+
+def _field_lines(problem: Problem) -> list[str]:
+    """`- field: message` per field error, within bounds (the messages name values)."""
+    return [
+        f"- {shorten(error.field, MAX_QUOTED_NAME_CHARS)}: "
+        f"{shorten(error.message, MAX_QUOTED_MESSAGE_CHARS)}"
+        for error in problem.fields[:MAX_FEEDBACK_FIELDS]
+    ]
 
 
 def no_tool_call_text(available: Sequence[str]) -> str:

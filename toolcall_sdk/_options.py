@@ -21,6 +21,7 @@ from toolcall_sdk._body import MAX_RESPONSE_BYTES
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._events import CallHook, Hook
 from toolcall_sdk._example_bank import ExamplesSpec, as_example_bank
+from toolcall_sdk._listed_values import LISTED_VALUES, ListedValues
 from toolcall_sdk._pipeline import TOOL_CHOICES, ToolChoice
 from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
@@ -86,6 +87,7 @@ class ClientOptions(TypedDict, total=False):
     hooks: Iterable[Hook | CallHook]
     grounding: GroundingSpec
     grounded_decoding: DecodingMode
+    listed_values: ListedValues
     record: RecordSpec
     examples: ExamplesSpec
 
@@ -119,6 +121,8 @@ DEFAULTS: ClientOptions = {
     "grounding": False,
     # Measured on both demo models (docs/grounding.md, "Grounded decoding").
     "grounded_decoding": "off",
+    # Measured on the 0.5B demo model (docs/pipeline.md, "Every call a request asks for").
+    "listed_values": "off",
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
     # Not yet measured on the demo models (docs/traffic-evals.md, "Accepted cases teach the
@@ -181,7 +185,8 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     if resolved["on_escalate"] is not None and not callable(resolved["on_escalate"]):
         raise InvalidArgumentError("on_escalate must be a function taking the ToolCallFailed")
     resolve_grounding(resolved["grounding"])
-    _check_grounded_decoding(resolved["grounded_decoding"])
+    _check_choice("grounded_decoding", resolved["grounded_decoding"], DECODING_MODES)
+    _check_choice("listed_values", resolved["listed_values"], LISTED_VALUES)
     _check_record(resolved["record"])
     # Read here, once: a missing file or a malformed case fails the client's construction
     # (`ExamplesError`, with the file and line), never a request.
@@ -191,11 +196,10 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     return resolved
 
 
-def _check_grounded_decoding(mode: Any) -> None:
-    if mode not in DECODING_MODES:
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    if value not in choices:
         raise InvalidArgumentError(
-            f"grounded_decoding must be one of {', '.join(map(repr, DECODING_MODES))} "
-            f"(got {mode!r})"
+            f"{name} must be one of {', '.join(map(repr, choices))} (got {value!r})"
         )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
@@ -42,6 +43,14 @@ from toolcall_sdk._feedback import (
     denied_text,
     feedback_text,
     repeated_call_text,
+)
+from toolcall_sdk._listed_values import (
+    ListedValues,
+    listed_problems,
+    missing_count,
+    missing_items,
+    pinned,
+    request_text,
 )
 from toolcall_sdk._loop_guard import LoopGuard, call_key
 from toolcall_sdk._messages import (
@@ -131,6 +140,8 @@ class Config:
     grounder: Grounder | None = None
     # When a forced request's values are held to the conversation's (grounding/_decoding).
     grounded_decoding: DecodingMode = "off"
+    # Whether an answer that leaves out values the request lists is asked to complete.
+    listed_values: ListedValues = "off"
     examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 
     @classmethod
@@ -327,6 +338,9 @@ class _Run:
     history: list[dict[str, Any]]
     step: int = 1
     observe: bool = False  # hooks listen (Config.observe)
+    # The user's request this step answers, where `listed_values` reads it ("" otherwise,
+    # and where the conversation goes on after it: `_listed_values.request_text`).
+    request: str = ""
     usage: Usage = field(default_factory=Usage)
     attempts: list[Attempt] = field(default_factory=list)
     # The tool message of each call answered without running (denied, repeated), by id.
@@ -366,7 +380,12 @@ def flow(
         LoopStop: (to the run loop) the loop guard stopped a repeated call.
     """
     control = control if control is not None else StepControl()
-    state = _Run(history=list(messages), step=control.number, observe=config.observe)
+    state = _Run(
+        history=list(messages),
+        step=control.number,
+        observe=config.observe,
+        request=request_text(messages) if config.listed_values != "off" else "",
+    )
     try:
         return (yield from _step_flow(config, state, execute, context, control))
     except ToolCallError as exc:
@@ -471,7 +490,9 @@ def _step_flow(
     # A resumed step takes up its paused answer whatever this client's `max_retries` (a
     # person approved its calls); the retries after it are bounded by `max_retries`.
     last = max(config.max_retries + 1, offer.first)
-    for number in range(offer.first, last + 1):
+    number = offer.first - 1
+    while number < last:
+        number += 1
         if resume is not None:
             candidate = _resumed(state, resume)
             resume = None
@@ -499,6 +520,11 @@ def _step_flow(
         calls, problems = yield from _validate(
             config, state, candidate, offer, validation_context, number
         )
+        if not problems and state.request and not candidate.approvals and number < last:
+            candidate, calls = yield from _completed(
+                config, state, offer, candidate, calls, validation_context
+            )
+            number = state.attempts[-1].number  # the next attempt goes on after the ask
         if not problems and execute and control.may_answer and _only_repeats(calls, control):
             return (yield from _answer_now(config, state, offer.decision, calls, control))
         if not problems and execute:
@@ -509,7 +535,11 @@ def _step_flow(
             problems = yield from _execute(calls, state, offer.tools, contexts, number)
             _record_for_loop_guard(control.guard, calls, state.notes)
         if not problems:
-            return (yield from _accepted(state, offer, candidate, calls, execute, number))
+            return (
+                yield from _accepted(
+                    state, offer, candidate, calls, execute, candidate.attempt.number
+                )
+            )
         # With grounded decoding the retry of an answer whose values nobody gave is forced,
         # so that its values are held to the stated ones (under auto nothing holds them).
         retry_may_answer = (
@@ -659,6 +689,92 @@ def _accepted(
     )
 
 
+def _completed(
+    config: Config,
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    validation_context: Any,
+) -> Generator[Effect, Any, tuple[_Candidate, list[ToolCall]]]:
+    """The valid answer, or one with the calls it left out (`listed_values="ask"`).
+
+    When the request lists values beside the ones the answer's calls used
+    (`_listed_values`), the answer goes back once with a `missing_calls` note, under an
+    unnamed `required` of its own tools (a named choice decodes exactly one call). The new
+    answer replaces it only if it is valid, calls none but those tools, has more calls and
+    leaves fewer listed values out; otherwise the first answer stands and the history
+    forgets the ask. Nothing of either answer has run yet.
+    """
+    problems = listed_problems(calls, state.request)
+    if not problems:
+        return candidate, calls
+    if config.listed_values == "complete":
+        return (yield from _filled_in(config, state, offer, candidate, calls, validation_context))
+    mark = len(state.history)
+    names = [name for name in offer.names if any(call.name == name for call in calls)]
+    own = replace(offer, names=names, tools={name: offer.tools[name] for name in names})
+    _sent_back(state, own, candidate, calls, problems, may_answer=False)
+    number = candidate.attempt.number + 1
+    fuller = yield from _ask(replace(config, parallel_tool_calls=True), state, own, number, False)
+    more, wrong = yield from _validate(config, state, fuller, own, validation_context, number)
+    fuller.attempt.problems = wrong
+    left = missing_count(more, state.request)
+    if wrong or len(more) <= len(calls) or left >= missing_count(calls, state.request):
+        # The first answer stands, as if never sent back; the ask stays in `.attempts`.
+        candidate.attempt.problems, candidate.attempt.feedback = [], []
+        del state.history[mark:]
+        return candidate, calls
+    return fuller, more
+
+
+def _filled_in(
+    config: Config,
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    validation_context: Any,
+) -> Generator[Effect, Any, tuple[_Candidate, list[ToolCall]]]:
+    """The answer with each call it left out (`listed_values="complete"`).
+
+    Each left-out call (`_listed_values.missing_items`) is one named request of its tool,
+    on the conversation as the first answer saw it, with the listed values held by the
+    schema: the model writes the rest. A call that comes back valid, grounded and new
+    joins the answer, which is validated again as a whole; if that finds a problem the
+    first answer stands. Nothing of either has run yet.
+    """
+    joined = [dict(call) for call in candidate.message.get("tool_calls") or ()]
+    seen = {_same_call(call) for call in calls}
+    number = candidate.attempt.number
+    for name, pins in missing_items(calls, state.request):
+        number += 1
+        shape = partial(pinned, name=name, pins=pins)
+        attempt, message = yield from _ask_for_calls(
+            config, state, [name], number, may_answer=False, shape=shape
+        )
+        one = _Candidate(attempt, message, attempt.repairs, {})
+        own = replace(offer, names=[name], tools={name: offer.tools[name]})
+        more, wrong = yield from _validate(config, state, one, own, validation_context, number)
+        attempt.problems = wrong
+        if not wrong and len(more) == 1 and _same_call(more[0]) not in seen:
+            seen.add(_same_call(more[0]))
+            joined += message.get("tool_calls") or []
+    if len(joined) == len(calls):
+        return candidate, calls
+    taken = [call.id for call in state.executed]
+    message = distinct_call_ids({**candidate.message, "tool_calls": joined}, taken=taken)
+    whole = _Candidate(state.attempts[-1], message, [], {})
+    all_calls, problems = yield from _validate(
+        config, state, whole, offer, validation_context, whole.attempt.number
+    )
+    return (candidate, calls) if problems else (whole, all_calls)
+
+
+def _same_call(call: ToolCall) -> tuple[str, str]:
+    return call.name, call.arguments.model_dump_json()
+
+
 def _may_retreat(problems: Sequence[Problem]) -> bool:
     """Whether, where the answer decides, the retry of a rejected answer may answer in text
     instead of calling.
@@ -682,6 +798,20 @@ def _feedback(
     may_answer: bool,
 ) -> Generator[Effect, Any, None]:
     """Record why the answer was rejected and put it, then the feedback, in the history."""
+    _sent_back(state, offer, candidate, calls, problems, may_answer=may_answer)
+    yield from _rejected(config, state.step, candidate.attempt)
+
+
+def _sent_back(
+    state: _Run,
+    offer: _Offer,
+    candidate: _Candidate,
+    calls: list[ToolCall],
+    problems: list[Problem],
+    *,
+    may_answer: bool,
+) -> None:
+    """Record the answer's problems and put it, then the feedback on them, in the history."""
     attempt = candidate.attempt
     attempt.problems = problems
     attempt.feedback = _feedback_messages(
@@ -689,7 +819,6 @@ def _feedback(
     )
     state.history.append(assistant_history_entry(candidate.message))
     state.history.extend(attempt.feedback)
-    yield from _rejected(config, state.step, attempt)
 
 
 def _grounded(
@@ -744,10 +873,21 @@ def _told_escalation(config: Config, state: _Run) -> tuple[Notify, ...]:
 
 
 def _ask_for_calls(
-    config: Config, state: _Run, offered: Sequence[str], number: int, *, may_answer: bool
+    config: Config,
+    state: _Run,
+    offered: Sequence[str],
+    number: int,
+    *,
+    may_answer: bool,
+    shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Generator[Effect, Any, tuple[Attempt, dict[str, Any]]]:
-    """One stage-2 request; the attempt record and the answer (calls read from text too)."""
+    """One stage-2 request; the attempt record and the answer (calls read from text too).
+
+    `shape` changes the request as built, before grounded decoding (`listed_values`).
+    """
     params = _call_params(config, state.history, offered, may_answer=may_answer)
+    if shape is not None:
+        params = shape(params)
     params, held = grounded_request(
         params,
         mode=config.grounded_decoding,

@@ -31,6 +31,8 @@ ProblemKind = Literal[
     "tool_retry",  # the business function raised ModelRetry
     "not_executed",  # valid, but sent back because another call of the same answer failed
     "ungrounded",  # valid, but a value is not one the conversation gives (`grounding=`)
+    # valid, but the request lists values no call of the answer used (`listed_values=`)
+    "missing_calls",
 ]
 
 

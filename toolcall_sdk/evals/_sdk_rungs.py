@@ -70,6 +70,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "recover": True,
         "grounding": settings_grounding(settings),
         "grounded_decoding": settings.grounded_decoding,
+        "listed_values": settings.listed_values,
         "examples": settings.examples,
     }
 

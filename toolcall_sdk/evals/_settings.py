@@ -47,6 +47,8 @@ class EvalSettings:
             rungs measure what they always did, without it.
         grounded_decoding: The `full` pipeline's grounded decoding (`off`, `retry`,
             `forced`: the client's `grounded_decoding=`).
+        listed_values: The `full` pipeline's answer to a request that lists more values
+            than its calls used (`off`, `ask`: the client's `listed_values=`).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
             also keeps the SDK rungs' forced call with one tool on `required` instead of
             naming it (a named choice is decoded as one call).
@@ -66,6 +68,7 @@ class EvalSettings:
     wrong_parser_base_url: str | None = None
     grounding: str = "off"
     grounded_decoding: str = "off"
+    listed_values: str = "off"
     parallel_tool_calls: bool | None = None
     examples: ExamplesSpec = None
 
@@ -100,6 +103,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "max_tokens": settings.max_tokens,
         "grounding": settings.grounding,
         "grounded_decoding": settings.grounded_decoding,
+        "listed_values": settings.listed_values,
         "parallel_tool_calls": settings.parallel_tool_calls,
         "examples": _described_examples(settings.examples),
     }

@@ -48,6 +48,7 @@ __all__ = [
     "DecodingMode",
     "grounded_request",
     "switched_tool",
+    "with_enum",
 ]
 
 DecodingMode = Literal["off", "retry", "forced"]
@@ -175,7 +176,7 @@ def _held(
         if values is None:
             held[field] = schema
             continue
-        held[field] = _with_enum(schema, values)
+        held[field] = with_enum(schema, values)
         fields.append(field)
     if not fields:
         return dict(parameters), []
@@ -231,7 +232,7 @@ def _value_branch(schema: Any) -> Mapping[str, Any] | None:
     return values[0]
 
 
-def _with_enum(schema: Mapping[str, Any], values: list[Any]) -> dict[str, Any]:
+def with_enum(schema: Mapping[str, Any], values: list[Any]) -> dict[str, Any]:
     options = schema.get("anyOf")
     if options is None:
         return {**schema, "enum": values}

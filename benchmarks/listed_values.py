@@ -1,0 +1,87 @@
+"""Every call a request asks for, on a live server: the `full` rung with `listed_values`
+off and `ask`, over the same cases in one run.
+
+The cases are BFCL `parallel` (requests that list several values: one call each),
+`multiple` and `simple_python` (one call: a check that asking costs them nothing) and the
+bundled invoices (one call, values in several forms), `--per-source` of each, spread over
+their sub-groups as `eval --limit` spreads them. The cases are split in two by position
+(`_lever.halves`): the even ones choose the default, the odd ones report it.
+
+Printed per mode and part: pass count, the difference against `off` measured in the same
+run, wrong_args, requests per case and p50 latency; then per source.
+
+    python benchmarks/listed_values.py --base-url URL --model NAME [--per-source 20]
+        [--modes off,ask] [--out FILE.json]
+
+Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+if __name__ == "__main__":  # `python benchmarks/listed_values.py`: the repository on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._lever import halves, print_table, summary
+from toolcall_sdk.evals._cli import gather_cases
+from toolcall_sdk.evals._runner import run_eval_sync
+from toolcall_sdk.evals._settings import EvalSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+INVOICES = ROOT / "evals" / "invoices.jsonl"
+SOURCES = ("parallel", "multiple", "simple_python", "invoices")
+MODES = ("off", "ask")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--per-source", type=int, default=20)
+    parser.add_argument("--sources", default=",".join(SOURCES))
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
+    args = parser.parse_args(argv)
+    by_source: dict[str, set[str]] = {}
+    cases = []
+    for source in args.sources.split(","):
+        if source == "invoices":
+            found = gather_cases([str(INVOICES)], None, limit=args.per_source, allow_code=True)
+        else:
+            found = gather_cases([], source, limit=args.per_source)
+        by_source[source] = {case.id for case in found}
+        cases.extend(found)
+    results: dict[str, list[dict[str, Any]]] = {}
+    for mode in args.modes.split(","):
+        settings = EvalSettings(
+            base_url=args.base_url, model=args.model, timeout=args.timeout, listed_values=mode
+        )
+        started = time.monotonic()
+        results[mode] = run_eval_sync(
+            cases, settings, pipelines=["full"], concurrency=args.concurrency
+        )
+        print(f"{mode}: {len(cases)} cases in {time.monotonic() - started:.0f} s", flush=True)
+    table = print_table(results, halves(cases), base="off")
+    print("\n| source | " + " | ".join(results) + " |")
+    print("|---|" + "---:|" * len(results))
+    for source, ids in by_source.items():
+        rows = [
+            summary([r for r in records if r["case_id"] in ids]) for records in results.values()
+        ]
+        print(f"| {source} | " + " | ".join(f"{r['pass']}/{r['cases']}" for r in rows) + " |")
+    if args.out is not None:
+        args.out.write_text(json.dumps({"summary": table, "records": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
