@@ -29,6 +29,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
 from toolcall_sdk._results import FieldError, Problem, ToolCall
@@ -37,6 +38,8 @@ from toolcall_sdk.grounding._decoding import with_enum
 __all__ = [
     "LISTED_VALUES",
     "ListedValues",
+    "MissingCall",
+    "item_request",
     "listed_problems",
     "missing_count",
     "missing_items",
@@ -78,6 +81,9 @@ _DETERMINERS: Final = frozenset((
     "your", "them", "it", "me", "us",
 ))
 # fmt: on
+# A sentence ends at a stop, a question or exclamation mark or a semicolon before a space,
+# or at a line break ("Inc. (AAPL)" splits too: the sentence is only a hint).
+_SENTENCES: Final = re.compile(r"(?<=[.!?;])\s+|\n+")
 _QUOTES: Final = "'\"\u2018\u2019\u201c\u201d."
 _MAX_VALUES: Final = 8  # listed values named per field in the feedback
 
@@ -161,7 +167,17 @@ def missing_count(calls: Sequence[ToolCall], request: str) -> int:
     )
 
 
-def missing_items(calls: Sequence[ToolCall], request: str) -> list[tuple[str, dict[str, Any]]]:
+@dataclass(frozen=True, slots=True)
+class MissingCall:
+    """A call the answer left out: its tool, the listed values it takes, and the sentence
+    of the request that is about it (None where one sentence lists every value)."""
+
+    name: str
+    pins: dict[str, Any]
+    focus: str | None = None
+
+
+def missing_items(calls: Sequence[ToolCall], request: str) -> list[MissingCall]:
     """The calls the answer left out, each as its tool and the listed values it takes.
 
     Where the request interleaves the lists of two arguments ("Taylor Swift for 20 minutes
@@ -171,19 +187,63 @@ def missing_items(calls: Sequence[ToolCall], request: str) -> list[tuple[str, di
     shorter list's end on. Where it lists one argument's values, then the other's ("water
     and iron at 0 and 1000 m"), every combination is a call, the answered one left out. At
     most `_MAX_VALUES` items per tool.
+
+    Where the request gives each call a sentence of its own ("I have invested $5000 in
+    AAPL ... for 5 years. I have also invested $8000 in MSFT ... for 7 years."), the item's
+    `focus` is the sentence that writes its listed values and not the answered call's:
+    the arguments nobody listed (the stock, the return) are read from there.
     """
-    items: list[tuple[str, dict[str, Any]]] = []
+    items: list[MissingCall] = []
     for name, (_, left_out) in _left_out(calls, request).items():
         if len(left_out) > 1 and _grouped(request, left_out):
             axes = [[(field, v) for v in [value, *extra]] for field, value, extra in left_out]
             combos = [dict(combo) for combo in itertools.product(*axes)][1:]
-            items += [(name, pins) for pins in combos[:_MAX_VALUES]]
+            items += [MissingCall(name, pins) for pins in combos[:_MAX_VALUES]]
             continue
+        answered = [value for _, value, _ in left_out]
         count = min(max(len(extra) for _, _, extra in left_out), _MAX_VALUES)
         for index in range(count):
             pins = {field: extra[index] for field, _, extra in left_out if index < len(extra)}
-            items.append((name, pins))
+            focus = _sentence_of(request, list(pins.values()), answered)
+            items.append(MissingCall(name, pins, focus))
     return items
+
+
+def item_request(params: Mapping[str, Any], item: MissingCall) -> dict[str, Any]:
+    """The request for a left-out call: its listed values held (`pinned`) and, where it
+    has a sentence of its own, a last user turn that points the call at it."""
+    held = pinned(params, item.name, item.pins)
+    if item.focus is None:
+        return held
+    note = f"Write the {item.name} call for this part of the request: {item.focus}"
+    return {**held, "messages": [*held.get("messages", ()), {"role": "user", "content": note}]}
+
+
+def _sentence_of(request: str, values: Sequence[Any], answered: Sequence[Any]) -> str | None:
+    """The sentences of `request` (at most two in a row) that write every value of
+    `values` and none of `answered`; None when there are none such, or the request is one
+    sentence."""
+    sentences = [s.strip() for s in _SENTENCES.split(request) if s.strip()]
+    if len(sentences) < 2:
+        return None
+    whole = [
+        sentence
+        for sentence in sentences
+        if all(_place(sentence, v) >= 0 for v in values)
+        and not any(_place(sentence, v) >= 0 for v in answered)
+    ]
+    if len(whole) == 1:
+        return whole[0]
+    where: list[int] = []
+    for value in values:
+        holding = [i for i, sentence in enumerate(sentences) if _place(sentence, value) >= 0]
+        if len(holding) != 1:
+            return None  # not written, or in several sentences: no one place to point at
+        where += holding
+    span = " ".join(sentences[min(where) : max(where) + 1])
+    if max(where) - min(where) > 1 or any(_place(span, v) >= 0 for v in answered):
+        return None
+    return span
 
 
 def _grouped(request: str, left_out: Sequence[tuple[str, Any, list[Any]]]) -> bool:
@@ -380,8 +440,10 @@ def _listed_phrases(text: str, end: int, value: str) -> list[str]:
             words.append(token)
             cursor = word.end()
         position = cursor
-        if not words or stop in _DETERMINERS:
-            return found  # nothing, or a verb and its object ("and send it")
+        if not words or stop in _DETERMINERS or stop == "of":
+            # Nothing; a verb and its object ("and send it"); or the head of another
+            # phrase ("10 units and height of 5 units" lists no second unit).
+            return found
         phrase = " ".join(words)
         if capital and not (phrase[:1].isupper() or phrase[:1].isdigit()):
             return found

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
 
+from toolcall_sdk._completion import Candidate, Shape, complete
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._demonstrations import ExampleBank, with_examples
 from toolcall_sdk._errors import (
@@ -44,14 +44,7 @@ from toolcall_sdk._feedback import (
     feedback_text,
     repeated_call_text,
 )
-from toolcall_sdk._listed_values import (
-    ListedValues,
-    listed_problems,
-    missing_count,
-    missing_items,
-    pinned,
-    request_text,
-)
+from toolcall_sdk._listed_values import ListedValues, request_text
 from toolcall_sdk._loop_guard import LoopGuard, call_key
 from toolcall_sdk._messages import (
     assistant_history_entry,
@@ -444,16 +437,6 @@ class _Offer:
     first: int  # the first attempt's number (a resumed step goes on from its paused one)
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """One answer of stage 2, before it is checked."""
-
-    attempt: Attempt
-    message: dict[str, Any]  # calls recovered from the text included
-    repairs: list[str]  # made while reading it (the paused answer's were told before)
-    approvals: Mapping[str, bool]  # a person's decisions: only for the resumed answer
-
-
 def _step_flow(
     config: Config, state: _Run, execute: bool, context: Any, control: StepControl
 ) -> Generator[Effect, Any, ToolCallResult]:
@@ -521,9 +504,8 @@ def _step_flow(
             config, state, candidate, offer, validation_context, number
         )
         if not problems and state.request and not candidate.approvals and number < last:
-            candidate, calls = yield from _completed(
-                config, state, offer, candidate, calls, validation_context
-            )
+            port = _Port(config, state, offer, validation_context)
+            candidate, calls = yield from complete(config.listed_values, port, candidate, calls)
             number = state.attempts[-1].number  # the next attempt goes on after the ask
         if not problems and execute and control.may_answer and _only_repeats(calls, control):
             return (yield from _answer_now(config, state, offer.decision, calls, control))
@@ -575,7 +557,7 @@ def _offer(
     return _Offer(decision, names, {name: config.tools[name] for name in names}, first=1)
 
 
-def _resumed(state: _Run, resume: ResumePoint) -> _Candidate:
+def _resumed(state: _Run, resume: ResumePoint) -> Candidate:
     """The paused answer, as this step's first attempt (validated again: deterministic),
     with what the step had run and decided before it paused."""
     # Read from the state for this resume alone: the step goes on with it.
@@ -583,22 +565,22 @@ def _resumed(state: _Run, resume: ResumePoint) -> _Candidate:
     state.notes.update(resume.memory.contents)
     state.attempts.append(resume.attempt)
     state.usage += resume.attempt.usage
-    return _Candidate(resume.attempt, resume.message, [], resume.approvals)
+    return Candidate(resume.attempt, resume.message, [], resume.approvals)
 
 
 def _ask(
     config: Config, state: _Run, offer: _Offer, number: int, may_answer: bool
-) -> Generator[Effect, Any, _Candidate]:
+) -> Generator[Effect, Any, Candidate]:
     attempt, message = yield from _ask_for_calls(
         config, state, offer.names, number, may_answer=may_answer
     )
-    return _Candidate(attempt, message, attempt.repairs, {})
+    return Candidate(attempt, message, attempt.repairs, {})
 
 
 def _validate(
     config: Config,
     state: _Run,
-    candidate: _Candidate,
+    candidate: Candidate,
     offer: _Offer,
     validation_context: Any,
     number: int,
@@ -620,7 +602,7 @@ def _validate(
 def _pause_for_approval(
     state: _Run,
     offer: _Offer,
-    candidate: _Candidate,
+    candidate: Candidate,
     calls: list[ToolCall],
     skipped: Mapping[str, tuple[SkipReason, str]],
 ) -> None:
@@ -667,7 +649,7 @@ def _record_for_loop_guard(
 def _accepted(
     state: _Run,
     offer: _Offer,
-    candidate: _Candidate,
+    candidate: Candidate,
     calls: list[ToolCall],
     execute: bool,
     number: int,
@@ -689,90 +671,50 @@ def _accepted(
     )
 
 
-def _completed(
-    config: Config,
-    state: _Run,
-    offer: _Offer,
-    candidate: _Candidate,
-    calls: list[ToolCall],
-    validation_context: Any,
-) -> Generator[Effect, Any, tuple[_Candidate, list[ToolCall]]]:
-    """The valid answer, or one with the calls it left out (`listed_values="ask"`).
+@dataclass(frozen=True, slots=True)
+class _Port:
+    """The pipeline's side of `_completion.Stage2`, for one step."""
 
-    When the request lists values beside the ones the answer's calls used
-    (`_listed_values`), the answer goes back once with a `missing_calls` note, under an
-    unnamed `required` of its own tools (a named choice decodes exactly one call). The new
-    answer replaces it only if it is valid, calls none but those tools, has more calls and
-    leaves fewer listed values out; otherwise the first answer stands and the history
-    forgets the ask. Nothing of either answer has run yet.
-    """
-    problems = listed_problems(calls, state.request)
-    if not problems:
-        return candidate, calls
-    if config.listed_values == "complete":
-        return (yield from _filled_in(config, state, offer, candidate, calls, validation_context))
-    mark = len(state.history)
-    names = [name for name in offer.names if any(call.name == name for call in calls)]
-    own = replace(offer, names=names, tools={name: offer.tools[name] for name in names})
-    _sent_back(state, own, candidate, calls, problems, may_answer=False)
-    number = candidate.attempt.number + 1
-    fuller = yield from _ask(replace(config, parallel_tool_calls=True), state, own, number, False)
-    more, wrong = yield from _validate(config, state, fuller, own, validation_context, number)
-    fuller.attempt.problems = wrong
-    left = missing_count(more, state.request)
-    if wrong or len(more) <= len(calls) or left >= missing_count(calls, state.request):
-        # The first answer stands, as if never sent back; the ask stays in `.attempts`.
-        candidate.attempt.problems, candidate.attempt.feedback = [], []
-        del state.history[mark:]
-        return candidate, calls
-    return fuller, more
+    config: Config
+    state: _Run
+    offer: _Offer
+    validation_context: Any
 
+    @property
+    def request(self) -> str:
+        return self.state.request
 
-def _filled_in(
-    config: Config,
-    state: _Run,
-    offer: _Offer,
-    candidate: _Candidate,
-    calls: list[ToolCall],
-    validation_context: Any,
-) -> Generator[Effect, Any, tuple[_Candidate, list[ToolCall]]]:
-    """The answer with each call it left out (`listed_values="complete"`).
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.state.history
 
-    Each left-out call (`_listed_values.missing_items`) is one named request of its tool,
-    on the conversation as the first answer saw it, with the listed values held by the
-    schema: the model writes the rest. A call that comes back valid, grounded and new
-    joins the answer, which is validated again as a whole; if that finds a problem the
-    first answer stands. Nothing of either has run yet.
-    """
-    joined = [dict(call) for call in candidate.message.get("tool_calls") or ()]
-    seen = {_same_call(call) for call in calls}
-    number = candidate.attempt.number
-    for name, pins in missing_items(calls, state.request):
-        number += 1
-        shape = partial(pinned, name=name, pins=pins)
+    def ask(
+        self, names: Sequence[str], number: int, *, shape: Shape | None, parallel: bool
+    ) -> Generator[Effect, Any, Candidate]:
+        config = replace(self.config, parallel_tool_calls=True) if parallel else self.config
         attempt, message = yield from _ask_for_calls(
-            config, state, [name], number, may_answer=False, shape=shape
+            config, self.state, names, number, may_answer=False, shape=shape
         )
-        one = _Candidate(attempt, message, attempt.repairs, {})
-        own = replace(offer, names=[name], tools={name: offer.tools[name]})
-        more, wrong = yield from _validate(config, state, one, own, validation_context, number)
-        attempt.problems = wrong
-        if not wrong and len(more) == 1 and _same_call(more[0]) not in seen:
-            seen.add(_same_call(more[0]))
-            joined += message.get("tool_calls") or []
-    if len(joined) == len(calls):
-        return candidate, calls
-    taken = [call.id for call in state.executed]
-    message = distinct_call_ids({**candidate.message, "tool_calls": joined}, taken=taken)
-    whole = _Candidate(state.attempts[-1], message, [], {})
-    all_calls, problems = yield from _validate(
-        config, state, whole, offer, validation_context, whole.attempt.number
-    )
-    return (candidate, calls) if problems else (whole, all_calls)
+        return Candidate(attempt, message, attempt.repairs, {})
 
+    def validate(
+        self, candidate: Candidate, names: Sequence[str], number: int
+    ) -> Generator[Effect, Any, tuple[list[ToolCall], list[Problem]]]:
+        tools = {name: self.offer.tools[name] for name in names}
+        offer = replace(self.offer, names=list(names), tools=tools)
+        return (
+            yield from _validate(
+                self.config, self.state, candidate, offer, self.validation_context, number
+            )
+        )
 
-def _same_call(call: ToolCall) -> tuple[str, str]:
-    return call.name, call.arguments.model_dump_json()
+    def send_back(
+        self, candidate: Candidate, calls: list[ToolCall], problems: list[Problem]
+    ) -> None:
+        _sent_back(self.state, self.offer, candidate, calls, problems, may_answer=False)
+
+    def taken_ids(self) -> list[str]:
+        return [call.id for call in self.state.executed]
 
 
 def _may_retreat(problems: Sequence[Problem]) -> bool:
@@ -792,7 +734,7 @@ def _feedback(
     config: Config,
     state: _Run,
     offer: _Offer,
-    candidate: _Candidate,
+    candidate: Candidate,
     calls: list[ToolCall],
     problems: list[Problem],
     may_answer: bool,
@@ -805,7 +747,7 @@ def _feedback(
 def _sent_back(
     state: _Run,
     offer: _Offer,
-    candidate: _Candidate,
+    candidate: Candidate,
     calls: list[ToolCall],
     problems: list[Problem],
     *,
@@ -1200,7 +1142,7 @@ def _no_answer_text(answer: Answer) -> str:
     )
 
 
-def _cut_off_call(candidate: _Candidate) -> bool:
+def _cut_off_call(candidate: Candidate) -> bool:
     """Whether a text answer is a call cut off at `max_tokens` (`<tool_call>\\n{"name": ...`
     with no end): never an answer, not even half a tag, but a call to ask for again."""
     if candidate.attempt.finish_reason != "length":

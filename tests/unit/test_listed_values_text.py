@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from toolcall_sdk._listed_values import listed_problems, request_text, siblings
+from toolcall_sdk._listed_values import listed_problems, missing_items, request_text, siblings
 from toolcall_sdk._results import ToolCall
 
 
@@ -38,6 +38,7 @@ def test_values_listed_beside_a_value(text: str, value: Any, listed: list[Any]) 
         ("Bill CUS-148717 12.5 million VND", 12500000),
         ("Invoice INV-7 and then email it", "INV-7"),
         ("Call Alice and tell her", "Alice"),
+        ("A triangle with a base of 10 units and height of 5 units", "units"),
         ("Is it true?", True),
     ],
 )
@@ -74,3 +75,61 @@ def test_only_a_request_the_conversation_ends_with_is_read() -> None:
     later = [{"role": "user", "content": "5 and 10"}, {"role": "assistant", "content": "ok"}]
     assert request_text(later) == ""
     assert request_text([{"role": "system", "content": "5 and 10"}]) == ""
+
+
+class _Play(BaseModel):
+    artist: str
+    duration: int
+
+
+class _Points(BaseModel):
+    substance: str
+    sea_level: int
+
+
+class _Invest(BaseModel):
+    stock: str
+    invested_amount: int
+    years: int
+
+
+def _as_call(arguments: BaseModel) -> ToolCall:
+    return ToolCall(
+        id="a", name="f", arguments=arguments, raw_arguments=arguments.model_dump_json()
+    )
+
+
+def test_interleaved_lists_pair_up_and_grouped_lists_combine() -> None:
+    played = _as_call(_Play(artist="Taylor Swift", duration=20))
+    text = "Play Taylor Swift for 20 minutes and Maroon 5 for 15 minutes"
+    assert [item.pins for item in missing_items([played], text)] == [{"duration": 15}]
+    points = _as_call(_Points(substance="water", sea_level=0))
+    text = "Boiling points of water and iron at sea levels 0 and 1000 m"
+    assert [item.pins for item in missing_items([points], text)] == [
+        {"substance": "water", "sea_level": 1000},
+        {"substance": "iron", "sea_level": 0},
+        {"substance": "iron", "sea_level": 1000},
+    ]
+
+
+def test_a_left_out_call_with_a_sentence_of_its_own_is_pointed_at_it() -> None:
+    text = (
+        "I have invested $5000 in Apple (AAPL) for 5 years. I have also invested $8000 in "
+        "Microsoft (MSFT) for the next 7 years. Lastly, $10000 in Amazon (AMZN) for 10 years."
+    )
+    answered = _as_call(_Invest(stock="AAPL", invested_amount=5000, years=5))
+    items = missing_items([answered], text)
+    assert [(item.pins, item.focus) for item in items] == [
+        (
+            {"invested_amount": 8000, "years": 7},
+            "I have also invested $8000 in Microsoft (MSFT) for the next 7 years.",
+        ),
+        ({"invested_amount": 10000, "years": 10}, "Lastly, $10000 in Amazon (AMZN) for 10 years."),
+    ]
+    # One sentence for every value: the held values say it all.
+    factorial = _as_call(_Factorial(number=5))
+    items = missing_items([factorial], "What is the factorial of 5, 10 and 15?")
+    assert [(item.pins, item.focus) for item in items] == [
+        ({"number": 10}, None),
+        ({"number": 15}, None),
+    ]

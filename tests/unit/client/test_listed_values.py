@@ -202,3 +202,44 @@ def test_complete_keeps_the_first_answer_when_no_left_out_call_comes_back_valid(
     assert ledger.calls == [("math_factorial", {"number": 5})]
     assert [call.arguments.model_dump()["number"] for call in result.calls] == [5]
     assert [m["role"] for m in result.messages] == ["user", "assistant", "tool"]
+
+
+def test_complete_points_a_left_out_call_at_its_own_sentence(
+    make_client: ClientFactory, ledger: Ledger
+) -> None:
+    @tool
+    def future_value(stock: str, invested_amount: int, years: int) -> float:
+        """The future value of an investment."""
+        ledger.calls.append(("future_value", {"stock": stock}))
+        return float(invested_amount)
+
+    request = (
+        "I have invested $5000 in Apple (AAPL) for 5 years. "
+        "I have also invested $8000 in Microsoft (MSFT) for the next 7 years."
+    )
+    model = ScriptedModel(
+        [
+            tool_call("future_value", {"stock": "AAPL", "invested_amount": 5000, "years": 5}),
+            tool_call("future_value", {"stock": "MSFT", "invested_amount": 8000, "years": 7}),
+        ]
+    )
+    client = make_client(model, [future_value], listed_values="complete")
+
+    client.run(request)
+
+    first, item = model.calls_for("call")
+    assert first.json is not None
+    assert item.json is not None
+    assert item.json["messages"][:-1] == first.json["messages"]
+    assert item.json["messages"][-1] == {
+        "role": "user",
+        "content": "Write the future_value call for this part of the request: "
+        "I have also invested $8000 in Microsoft (MSFT) for the next 7 years.",
+    }
+    properties = item.json["tools"][0]["function"]["parameters"]["properties"]
+    assert (properties["invested_amount"]["enum"], properties["years"]["enum"]) == ([8000], [7])
+    assert "enum" not in properties["stock"]
+    assert ledger.calls == [
+        ("future_value", {"stock": "AAPL"}),
+        ("future_value", {"stock": "MSFT"}),
+    ]
