@@ -9,18 +9,21 @@ call they write is right; the others are missing.
 This module finds, for each argument a call took from the request's text, the values the
 text lists beside it that no call of the answer used:
 
-- an enumeration right after the value: `V, W and X`, `V and W`, `V or W`, with a number's
-  unit allowed between (`20 minutes and 15 minutes`);
-- for a number with a unit word after it (`6 feet`) or a currency sign before it (`$30.45`),
-  every other number the text writes with that same unit or sign, unless a call of the
-  answer used it.
+- an enumeration right after the value, closed by "and" or "or": `V, W and X`, `V and W`,
+  `V or W`, with a number's unit allowed between (`20 minutes and 15 minutes`); a list
+  of commas alone is no enumeration ("Miami, Florida", "C4, 16 measures long");
+- for a number with a unit word after it (`6 feet`, `20 minutes`), every other number the
+  text writes with that same unit, "and" or "or" between them. A currency sign alone is
+  no such unit: "$500 to Alice and the $20 fee" lists one transfer.
 
-A string sibling is a phrase of at most one word more than the value, that does not open
-with a function word ("their", "the", "then", ...), and is capitalised when the value is. The
-request is the last user message; tool results and earlier turns are not read. Nothing here
-decides that more calls are right: the pipeline asks the model once (`listed_values="ask"`)
-and keeps the first answer unless the new one is valid, grounded, of the same tools and has
-more calls (`_pipeline._completed`).
+A string sibling is a phrase of at most one word more than the value that ends there (at a
+stop, the end, or a function word), does not open with a function word ("their", "the",
+"then", ...), is capitalised when the value is and has digits when the value has; a phrase
+followed by an article, "of" or "to" is a verb and its object or the head of another phrase
+("due 2026-12-20 and send it", "height of 5 units"). A value any call used, or a string
+holding one or held by one ("Washington" beside "Washington, D.C."), is not missing. The
+request is the last user message; tool results and earlier turns are not read. Nothing
+here decides that more calls are right: `_completion` asks the model and checks its answer.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ LISTED_VALUES: tuple[ListedValues, ...] = get_args(ListedValues)
 # one. A comma not followed by three digits separates ("5,10 and 15" is three numbers).
 _NUMBER: Final = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d])")
 _SEPARATOR: Final = re.compile(r"\s*(?:,\s*(?:(?:and|or|&)\s+)?|\s+(?:and|or|&)\s+)", re.I)
+_CONJUNCTION: Final = re.compile(r"\b(?:and|or)\b|&", re.I)
 _UNIT: Final = re.compile(r"\s?([A-Za-z%°µ²³]+)")
 _SIGNS: Final = "$€£¥₫"
 _WORD: Final = re.compile(r"[^\s,;:!?()\[\]{}]+")
@@ -84,6 +88,8 @@ _DETERMINERS: Final = frozenset((
 # A sentence ends at a stop, a question or exclamation mark or a semicolon before a space,
 # or at a line break ("Inc. (AAPL)" splits too: the sentence is only a hint).
 _SENTENCES: Final = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A clause ends at a comma or semicolon before a space, or before "and" / "or".
+_CLAUSES: Final = re.compile(r"[,;]\s+(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.I)
 _QUOTES: Final = "'\"\u2018\u2019\u201c\u201d."
 _MAX_VALUES: Final = 8  # listed values named per field in the feedback
 
@@ -220,20 +226,22 @@ def item_request(params: Mapping[str, Any], item: MissingCall) -> dict[str, Any]
 
 
 def _sentence_of(request: str, values: Sequence[Any], answered: Sequence[Any]) -> str | None:
-    """The sentences of `request` (at most two in a row) that write every value of
-    `values` and none of `answered`; None when there are none such, or the request is one
-    sentence."""
+    """The part of `request` about a left-out call: the one sentence, else the one clause,
+    else at most two sentences in a row, that write every value of `values` and none of
+    `answered`. A sentence narrows to its clause where one clause holds them (`_clause_of`).
+    None when no one part does."""
     sentences = [s.strip() for s in _SENTENCES.split(request) if s.strip()]
-    if len(sentences) < 2:
-        return None
     whole = [
         sentence
         for sentence in sentences
         if all(_place(sentence, v) >= 0 for v in values)
         and not any(_place(sentence, v) >= 0 for v in answered)
     ]
-    if len(whole) == 1:
-        return whole[0]
+    if len(whole) == 1 and len(sentences) > 1:
+        return _clause_of(whole[0], values, answered) or whole[0]
+    clause = _clause_of(request, values, answered)
+    if clause is not None:
+        return clause
     where: list[int] = []
     for value in values:
         holding = [i for i, sentence in enumerate(sentences) if _place(sentence, value) >= 0]
@@ -241,9 +249,9 @@ def _sentence_of(request: str, values: Sequence[Any], answered: Sequence[Any]) -
             return None  # not written, or in several sentences: no one place to point at
         where += holding
     span = " ".join(sentences[min(where) : max(where) + 1])
-    if max(where) - min(where) > 1 or any(_place(span, v) >= 0 for v in answered):
+    if len(sentences) < 2 or max(where) - min(where) > 1:
         return None
-    return span
+    return None if any(_place(span, v) >= 0 for v in answered) else span
 
 
 def _grouped(request: str, left_out: Sequence[tuple[str, Any, list[Any]]]) -> bool:
@@ -256,6 +264,30 @@ def _grouped(request: str, left_out: Sequence[tuple[str, Any, list[Any]]]) -> bo
         spans.append((min(places), max(places)))
     spans.sort()
     return all(end < start for (_, end), (start, _) in itertools.pairwise(spans))
+
+
+def _clause_of(request: str, values: Sequence[Any], answered: Sequence[Any]) -> str | None:
+    """The one clause of a one-sentence request ("Play Taylor Swift for 20 minutes and
+    Maroon 5 for 15 minutes") that writes every value of `values`, none of `answered`, and
+    words besides them; None otherwise (in "5, 10 and 15" the held value says it all)."""
+    clauses = [
+        clause.strip()
+        for sentence in _SENTENCES.split(request)
+        for clause in _CLAUSES.split(sentence)
+        if clause.strip()
+    ]
+    found = [
+        clause
+        for clause in clauses
+        if all(_place(clause, v) >= 0 for v in values)
+        and not any(_place(clause, v) >= 0 for v in answered)
+    ]
+    if len(found) != 1:
+        return None
+    rest = found[0]
+    for value in values:
+        rest = rest.replace(str(value), " ")
+    return found[0] if _WORD.search(rest.strip(" .,;:!?$%")) else None
 
 
 def _place(text: str, value: Any) -> int:
@@ -309,7 +341,7 @@ def _left_out(
             extra = [
                 item
                 for item in siblings(request, value)
-                if _key(item) not in used.get(field, set()) and _key(item) not in used_anywhere
+                if _key(item) not in used.get(field, set()) and not _used(item, used_anywhere)
             ]
             if extra:
                 left_out.append((field, value, extra))
@@ -328,6 +360,17 @@ def _arguments(call: ToolCall) -> dict[str, Any]:
 
 def _scalar(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _used(item: Any, used: set[Any]) -> bool:
+    """Whether a call used `item`: as it is, or a string value holding it or held by it
+    ("Washington" in "Washington, D.C.", "blue" in "blue colors")."""
+    key = _key(item)
+    if key in used:
+        return True
+    if not isinstance(key, str):
+        return False
+    return any(isinstance(u, str) and (key in u or u in key) for u in used)
 
 
 def _key(value: Any) -> Any:
@@ -355,29 +398,28 @@ def _unit_after(text: str, end: int) -> str | None:
     return match.group(1).casefold().removesuffix("s")
 
 
-def _sign_before(text: str, start: int) -> str | None:
-    return text[start - 1] if start > 0 and text[start - 1] in _SIGNS else None
-
-
 def _number_siblings(text: str, value: float) -> list[Any]:
     numbers = list(_numbers(text))
     found: list[Any] = []
     for number, start, end in numbers:
         if number != value:
             continue
-        unit, sign = _unit_after(text, end), _sign_before(text, start)
-        found.extend(_listed_numbers(text, end, unit))
+        unit = _unit_after(text, end)
+        signed = start > 0 and text[start - 1] in _SIGNS
+        found.extend(_listed_numbers(text, end, unit, signed=signed))
         for other, o_start, o_end in numbers:
-            same_unit = unit is not None and _unit_after(text, o_end) == unit
-            same_sign = sign is not None and _sign_before(text, o_start) == sign
-            if other != value and (same_unit or same_sign):
+            if other == value or unit is None or _unit_after(text, o_end) != unit:
+                continue
+            between = text[min(end, o_end) : max(start, o_start)]
+            if _CONJUNCTION.search(between):  # "20 minutes and Maroon 5 for 15 minutes"
                 found.append(_as_written(other))
     return found
 
 
-def _listed_numbers(text: str, end: int, unit: str | None) -> list[Any]:
+def _listed_numbers(text: str, end: int, unit: str | None, *, signed: bool) -> list[Any]:
     """The numbers of an enumeration that goes on after a number ending at `end`."""
     found: list[Any] = []
+    listed = 0  # how many of `found` an "and" / "or" closes: "C4, 16 measures" lists nothing
     position = end
     while True:
         if unit is not None:
@@ -386,17 +428,21 @@ def _listed_numbers(text: str, end: int, unit: str | None) -> list[Any]:
                 position = after.end()
         separator = _SEPARATOR.match(text, position)
         if separator is None:
-            return found
+            return found[:listed]
         position = separator.end()
-        if position < len(text) and text[position] in _SIGNS:
+        if (position < len(text) and text[position] in _SIGNS) != signed:
+            return found[:listed]  # "5 years, and $8000": an amount, not a third term
+        if signed:
             position += 1
         number = _NUMBER.match(text, position)
         if number is None:
-            return found
+            return found[:listed]
         other = _unit_after(text, number.end())
         if unit is not None and other is not None and other != unit:
-            return found  # "6 feet and 80 kg": a number of another kind
+            return found[:listed]  # "6 feet and 80 kg": a number of another kind
         found.append(_as_written(float(number.group(1).replace(",", ""))))
+        if _CONJUNCTION.search(separator.group(0)):
+            listed = len(found)
         position = number.end()
 
 
@@ -419,16 +465,17 @@ def _listed_phrases(text: str, end: int, value: str) -> list[str]:
     capital = value[:1].isupper()
     digits = any(c.isdigit() for c in value)
     found: list[str] = []
+    listed = 0  # how many of `found` an "and" / "or" closes: "Miami, Florida" lists nothing
     position = end
     while True:
         separator = _SEPARATOR.match(text, position)
         if separator is None:
-            return found
+            return found[:listed]
         position = separator.end()
         words: list[str] = []
         cursor = position
         stop = ""
-        while len(words) < limit:
+        while len(words) <= limit:
             gap = len(text[cursor:]) - len(text[cursor:].lstrip(" \t")) if words else 0
             word = _WORD.match(text, cursor + gap)
             if word is None:
@@ -440,13 +487,16 @@ def _listed_phrases(text: str, end: int, value: str) -> list[str]:
             words.append(token)
             cursor = word.end()
         position = cursor
-        if not words or stop in _DETERMINERS or stop == "of":
-            # Nothing; a verb and its object ("and send it"); or the head of another
-            # phrase ("10 units and height of 5 units" lists no second unit).
-            return found
+        if not words or len(words) > limit or stop in _DETERMINERS or stop in ("of", "to"):
+            # Nothing; a phrase that goes on past the value's length ("vegan, and takes
+            # under 30 minutes"); a verb and its object ("and send it", "and change size
+            # to"); or the head of another phrase ("height of 5 units").
+            return found[:listed]
         phrase = " ".join(words)
         if capital and not (phrase[:1].isupper() or phrase[:1].isdigit()):
-            return found
+            return found[:listed]
         if digits and not any(c.isdigit() for c in phrase):
-            return found  # "INV-20417 and ..." lists identifiers, not words
+            return found[:listed]  # "INV-20417 and ..." lists identifiers, not words
         found.append(phrase)
+        if _CONJUNCTION.search(separator.group(0)):
+            listed = len(found)

@@ -114,19 +114,21 @@ def test_interleaved_lists_pair_up_and_grouped_lists_combine() -> None:
 
 def test_a_left_out_call_with_a_sentence_of_its_own_is_pointed_at_it() -> None:
     text = (
-        "I have invested $5000 in Apple (AAPL) for 5 years. I have also invested $8000 in "
-        "Microsoft (MSFT) for the next 7 years. Lastly, $10000 in Amazon (AMZN) for 10 years."
+        "I have invested $5000 in Apple (AAPL) for 5 years, and $8000 in Microsoft (MSFT) "
+        "for 7 years. Lastly, I invested $10000 in Amazon (AMZN) for 10 years."
     )
     answered = _as_call(_Invest(stock="AAPL", invested_amount=5000, years=5))
     items = missing_items([answered], text)
     assert [(item.pins, item.focus) for item in items] == [
-        (
-            {"invested_amount": 8000, "years": 7},
-            "I have also invested $8000 in Microsoft (MSFT) for the next 7 years.",
-        ),
-        ({"invested_amount": 10000, "years": 10}, "Lastly, $10000 in Amazon (AMZN) for 10 years."),
+        ({"years": 7}, "$8000 in Microsoft (MSFT) for 7 years."),
+        ({"years": 10}, "I invested $10000 in Amazon (AMZN) for 10 years."),
     ]
-    # One sentence for every value: the held values say it all.
+    # One sentence: the clause that writes the held value and more words besides.
+    played = _as_call(_Play(artist="Taylor Swift", duration=20))
+    text = "Play songs from Taylor Swift for 20 minutes and Maroon 5 for 15 minutes on Spotify."
+    [item] = missing_items([played], text)
+    assert (item.pins, item.focus) == ({"duration": 15}, "Maroon 5 for 15 minutes on Spotify.")
+    # Nothing but the held value in its clause: the held value says it all.
     factorial = _as_call(_Factorial(number=5))
     items = missing_items([factorial], "What is the factorial of 5, 10 and 15?")
     assert [(item.pins, item.focus) for item in items] == [

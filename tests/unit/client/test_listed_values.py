@@ -215,7 +215,7 @@ def test_complete_points_a_left_out_call_at_its_own_sentence(
 
     request = (
         "I have invested $5000 in Apple (AAPL) for 5 years. "
-        "I have also invested $8000 in Microsoft (MSFT) for the next 7 years."
+        "And I have invested $8000 in Microsoft (MSFT) for the next 7 years."
     )
     model = ScriptedModel(
         [
@@ -234,11 +234,12 @@ def test_complete_points_a_left_out_call_at_its_own_sentence(
     assert item.json["messages"][-1] == {
         "role": "user",
         "content": "Write the future_value call for this part of the request: "
-        "I have also invested $8000 in Microsoft (MSFT) for the next 7 years.",
+        "And I have invested $8000 in Microsoft (MSFT) for the next 7 years.",
     }
     properties = item.json["tools"][0]["function"]["parameters"]["properties"]
-    assert (properties["invested_amount"]["enum"], properties["years"]["enum"]) == ([8000], [7])
+    assert properties["years"]["enum"] == [7]
     assert "enum" not in properties["stock"]
+    assert "enum" not in properties["invested_amount"]
     assert ledger.calls == [
         ("future_value", {"stock": "AAPL"}),
         ("future_value", {"stock": "MSFT"}),

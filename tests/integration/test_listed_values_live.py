@@ -1,0 +1,75 @@
+"""Every call a request asks for, on the real 0.5B: the left-out calls completed.
+
+At temperature 0 the demo model answers a request that lists several values with one call
+(BFCL `parallel`: one call for nearly every request). With `listed_values="complete"` each
+left-out call is asked for in a named request with its listed value held. The tests assert
+the requests and the calls, never a rate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcall_sdk import ToolCallClient, tool
+from toolcall_sdk._listed_values import ListedValues
+from toolcall_sdk.launcher import Server
+
+from .conftest import MODEL
+
+
+@tool
+def math_factorial(number: int) -> int:
+    """Calculate the factorial of a number."""
+    result = 1
+    for k in range(2, number + 1):
+        result *= k
+    return result
+
+
+@tool
+def spotify_play(artist: str, duration: int) -> str:
+    """Play songs from an artist on Spotify for a number of minutes."""
+    return f"playing {artist} for {duration} minutes"
+
+
+def _call(server: Server, tools: list[Any], prompt: str, mode: ListedValues) -> Any:
+    client = ToolCallClient(
+        base_url=server.base_url,
+        model=MODEL,
+        tools=tools,
+        router="always",
+        max_tokens=100,
+        listed_values=mode,
+    )
+    return client.call(prompt)
+
+
+@pytest.mark.parametrize(
+    ("tools", "prompt", "calls"),
+    [
+        (
+            [math_factorial],
+            "What is the factorial of 5, 10 and 15?",
+            [{"number": 5}, {"number": 10}, {"number": 15}],
+        ),
+        (
+            [spotify_play],
+            "Play songs from Taylor Swift for 20 minutes and Maroon 5 for 15 minutes on Spotify.",
+            [{"artist": "Taylor Swift", "duration": 20}, {"artist": "Maroon 5", "duration": 15}],
+        ),
+    ],
+    ids=["factorial", "spotify"],
+)
+def test_each_listed_value_gets_its_call(
+    demo_server: Server, tools: list[Any], prompt: str, calls: list[dict[str, Any]]
+) -> None:
+    alone = _call(demo_server, tools, prompt, "off")
+    completed = _call(demo_server, tools, prompt, "complete")
+
+    assert [c.arguments.model_dump() for c in alone.calls] == calls[:1]
+    assert [c.arguments.model_dump() for c in completed.calls] == calls
+    name = tools[0].name
+    named = {"type": "function", "function": {"name": name}}
+    assert [a.request.tool_choice for a in completed.attempts] == [named] * len(calls)
