@@ -36,7 +36,7 @@ from toolcall_sdk.evals._settings import EvalSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 INVOICES = ROOT / "evals" / "invoices.jsonl"
-SOURCES = ("parallel", "multiple", "simple_python", "invoices")
+SOURCES = ("parallel", "parallel_multiple", "multiple", "simple_python", "invoices")
 MODES = ("off", "ask")
 
 

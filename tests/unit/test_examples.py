@@ -54,9 +54,11 @@ def test_examples_exist() -> None:
     names = {p.name for p in EXAMPLES}
     # The invoice agent (quickstart: one call; agent_loop: the loop with an approval), a
     # multi-step async agent, streaming into a terminal UI, escalation to a human queue, the
-    # agent behind a FastAPI endpoint, and a wrong amount caught by the grounding check.
+    # agent behind a FastAPI endpoint, a wrong amount caught by the grounding check, and a
+    # request that lists three values completed with three calls.
     assert {
         "grounded_amounts.py",
+        "listed_values.py",
         "quickstart.py",
         "agent_loop.py",
         "async_agent.py",

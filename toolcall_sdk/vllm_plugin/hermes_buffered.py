@@ -206,18 +206,7 @@ class BufferedHermesToolParser(BufferedToolParser):
     structural_tag_model = "hermes"
 
 
-class BufferedQwen25CoderToolParser(BufferedToolParser):
-    """`toolcall_qwen25_coder`: Qwen2.5-Coder's calls (Hermes tags, and the fenced or bare
-    JSON the Coder models also write)."""
-
-    format = "qwen25_coder"
-    # Its chat template asks for Hermes tags: `required` and named choices are then decoded
-    # in the model's own `<tool_call>` form instead of vLLM's JSON array, and an `auto`
-    # answer that opens a tag is held to the tools' schemas from there on.
-    structural_tag_model = "hermes"
-
-
-_PARSERS = {"hermes": BufferedHermesToolParser, "qwen25_coder": BufferedQwen25CoderToolParser}
+_PARSERS = {"hermes": BufferedHermesToolParser}
 for _format in FORMATS:
     _parser = _PARSERS.get(_format) or type(
         f"Buffered_{_format}_ToolParser", (BufferedToolParser,), {"format": _format}
