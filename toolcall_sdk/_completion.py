@@ -64,8 +64,9 @@ class Stage2(Protocol):
 
     def ask(
         self, names: Sequence[str], number: int, *, shape: Shape | None, parallel: bool
-    ) -> Generator[Any, Any, Candidate]:
-        """One forced stage-2 request offering `names`, recorded as attempt `number`."""
+    ) -> Generator[Any, Any, Candidate | None]:
+        """One forced stage-2 request offering `names`, recorded as attempt `number`;
+        None when the server failed it (the valid answer in hand is not lost for it)."""
         ...
 
     def validate(
@@ -105,10 +106,18 @@ def _asked(
     port.send_back(candidate, calls, problems)
     number = candidate.attempt.number + 1
     fuller = yield from port.ask(names, number, shape=None, parallel=True)
-    more, wrong = yield from port.validate(fuller, names, number)
-    fuller.attempt.problems = wrong
+    more: list[ToolCall] = []
+    wrong: list[Problem] = []
+    if fuller is not None:
+        more, wrong = yield from port.validate(fuller, names, number)
+        fuller.attempt.problems = wrong
     left = missing_count(more, port.request)
-    if wrong or len(more) <= len(calls) or left >= missing_count(calls, port.request):
+    if (
+        fuller is None
+        or wrong
+        or len(more) <= len(calls)
+        or left >= missing_count(calls, port.request)
+    ):
         # The first answer stands, as if never sent back; the ask stays in `.attempts`.
         candidate.attempt.problems, candidate.attempt.feedback = [], []
         del port.history[mark:]
@@ -126,7 +135,10 @@ def _filled_in(
     for item in missing_items(calls, port.request):
         number += 1
         shape = partial(item_request, item=item)
-        last = yield from port.ask([item.name], number, shape=shape, parallel=False)
+        answer = yield from port.ask([item.name], number, shape=shape, parallel=False)
+        if answer is None:
+            break  # the server failed the request: the calls in hand stand
+        last = answer
         more, wrong = yield from port.validate(last, [item.name], number)
         last.attempt.problems = wrong
         if not wrong and len(more) == 1 and _same_call(more[0]) not in seen:

@@ -21,6 +21,7 @@ from toolcall_sdk._completion import Candidate, Shape, complete
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._demonstrations import ExampleBank, with_examples
 from toolcall_sdk._errors import (
+    DeadlineExceededError,
     NoAnswerError,
     ToolCallError,
     ToolCallFailed,
@@ -690,11 +691,16 @@ class _Port:
 
     def ask(
         self, names: Sequence[str], number: int, *, shape: Shape | None, parallel: bool
-    ) -> Generator[Effect, Any, Candidate]:
+    ) -> Generator[Effect, Any, Candidate | None]:
         config = replace(self.config, parallel_tool_calls=True) if parallel else self.config
-        attempt, message = yield from _ask_for_calls(
-            config, self.state, names, number, may_answer=False, shape=shape
-        )
+        try:
+            attempt, message = yield from _ask_for_calls(
+                config, self.state, names, number, may_answer=False, shape=shape
+            )
+        except DeadlineExceededError:
+            raise  # the whole call's time is spent
+        except TransportError:
+            return None  # retried and failed: an optional request, the valid answer stands
         return Candidate(attempt, message, attempt.repairs, {})
 
     def validate(

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolcall_sdk import InvalidArgumentError, ToolCallClient, tool
-from toolcall_sdk.testing import ScriptedModel, text, tool_call, tool_calls
+from toolcall_sdk.testing import ScriptedModel, http_error, text, tool_call, tool_calls
 
 from ..conftest import ClientFactory, Ledger
 
@@ -244,3 +244,18 @@ def test_complete_points_a_left_out_call_at_its_own_sentence(
         ("future_value", {"stock": "AAPL"}),
         ("future_value", {"stock": "MSFT"}),
     ]
+
+
+@pytest.mark.parametrize("mode", ["ask", "complete"])
+def test_a_failed_completion_request_loses_the_valid_answer_in_hand(
+    make_client: ClientFactory, factorial: Any, ledger: Ledger, mode: str
+) -> None:
+    model = ScriptedModel([tool_call("math_factorial", {"number": 5}), http_error(400)])
+    client = make_client(model, [factorial], listed_values=mode)
+
+    result = client.run(REQUEST)
+
+    assert ledger.calls == [("math_factorial", {"number": 5})]
+    assert [call.arguments.model_dump()["number"] for call in result.calls] == [5]
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "tool"]
+    assert len(model.calls_for("call")) == 2
