@@ -90,11 +90,11 @@ def complete(
     mode: ListedValues, port: Stage2, candidate: Candidate, calls: list[ToolCall]
 ) -> Generator[Any, Any, tuple[Candidate, list[ToolCall]]]:
     """The valid answer, or one with the calls it left out (see the module)."""
-    problems = listed_problems(calls, port.request)
-    if mode == "off" or not problems:
-        return candidate, calls
     if mode == "complete":
         return (yield from _filled_in(port, candidate, calls))
+    problems = listed_problems(calls, port.request) if mode == "ask" else []
+    if not problems:
+        return candidate, calls
     return (yield from _asked(port, candidate, calls, problems))
 
 
@@ -128,11 +128,14 @@ def _asked(
 def _filled_in(
     port: Stage2, candidate: Candidate, calls: list[ToolCall]
 ) -> Generator[Any, Any, tuple[Candidate, list[ToolCall]]]:
+    items = missing_items(calls, port.request)
+    if not items:
+        return candidate, calls
     joined = [dict(call) for call in candidate.message.get("tool_calls") or ()]
     seen = {_same_call(call) for call in calls}
     number = candidate.attempt.number
     last = candidate
-    for item in missing_items(calls, port.request):
+    for item in items:
         number += 1
         shape = partial(item_request, item=item)
         answer = yield from port.ask([item.name], number, shape=shape, parallel=False)

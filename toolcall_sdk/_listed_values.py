@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
+from toolcall_sdk._messages import content_text
 from toolcall_sdk._results import FieldError, Problem, ToolCall
 from toolcall_sdk.grounding._decoding import with_enum
 
@@ -105,15 +106,8 @@ def request_text(history: Sequence[Mapping[str, Any]]) -> str:
         role = message.get("role")
         if role == "assistant":
             return ""
-        if role != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            parts = [p.get("text") for p in content if isinstance(p, Mapping)]
-            return " ".join(p for p in parts if isinstance(p, str))
-        return ""
+        if role == "user":
+            return content_text(message.get("content"))
     return ""
 
 

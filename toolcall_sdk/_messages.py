@@ -14,12 +14,23 @@ from toolcall_sdk._limits import MAX_ARGUMENTS_CHARS, MAX_QUOTED_NAME_CHARS, sho
 __all__ = [
     "MessagesInput",
     "assistant_history_entry",
+    "content_text",
     "distinct_call_ids",
     "to_messages",
     "tool_output_content",
 ]
 
 MessagesInput = str | Sequence[Mapping[str, Any] | BaseModel]
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text: a string as is, the text parts of a list joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
 
 
 def to_messages(messages: MessagesInput) -> list[dict[str, Any]]:

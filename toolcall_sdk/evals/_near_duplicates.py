@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolcall_sdk._messages import content_text
 from toolcall_sdk.evals._traffic import TrafficEntry
 
 __all__ = ["EntryGroup", "fold", "fold_key", "last_user_text", "normalise"]
@@ -60,16 +61,6 @@ def last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":
             return content_text(message.get("content"))
-    return ""
-
-
-def content_text(content: Any) -> str:
-    """A message's content as text: a string as is, the text parts of a list joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        return " ".join(p for p in parts if isinstance(p, str))
     return ""
 
 

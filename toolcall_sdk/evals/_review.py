@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from toolcall_sdk._console import plain
 from toolcall_sdk._errors import ToolCallError
+from toolcall_sdk._messages import content_text
 from toolcall_sdk.evals._call_text import call_text, calls_text
-from toolcall_sdk.evals._near_duplicates import EntryGroup, content_text
+from toolcall_sdk.evals._near_duplicates import EntryGroup
 from toolcall_sdk.evals._recorded_cases import CaseFile, Decision, case_from
 from toolcall_sdk.evals._schema_tool import tool_from_openai
 from toolcall_sdk.evals._traffic import TrafficEntry
