@@ -9,10 +9,65 @@ cases that chose it.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from toolcall_sdk.evals._cases import EvalCase
+from toolcall_sdk.evals._cli import gather_cases
+from toolcall_sdk.evals._runner import run_eval_sync
+from toolcall_sdk.evals._settings import EvalSettings
+
+INVOICES = Path(__file__).resolve().parents[1] / "evals" / "invoices.jsonl"
+
+
+def sourced_cases(
+    sources: Sequence[str], per_source: int
+) -> tuple[list[EvalCase], dict[str, set[str]]]:
+    """`per_source` cases of each source (`invoices`, or a BFCL category), spread over
+    their sub-groups as `eval --limit` spreads them; and the case ids by source."""
+    by_source: dict[str, set[str]] = {}
+    cases: list[EvalCase] = []
+    for source in sources:
+        if source == "invoices":
+            found = gather_cases([str(INVOICES)], None, limit=per_source, allow_code=True)
+        else:
+            found = gather_cases([], source, limit=per_source)
+        by_source[source] = {case.id for case in found}
+        cases.extend(found)
+    return cases, by_source
+
+
+def run_modes(
+    cases: Sequence[EvalCase],
+    modes: Sequence[str],
+    settings_for: Callable[[str], EvalSettings],
+    *,
+    concurrency: int,
+) -> dict[str, list[dict[str, Any]]]:
+    """The `full` rung's records of every case, once per mode, one mode after the other."""
+    results: dict[str, list[dict[str, Any]]] = {}
+    for mode in modes:
+        started = time.monotonic()
+        results[mode] = run_eval_sync(
+            list(cases), settings_for(mode), pipelines=["full"], concurrency=concurrency
+        )
+        print(f"{mode}: {len(cases)} cases in {time.monotonic() - started:.0f} s", flush=True)
+    return results
+
+
+def print_sources(
+    results: Mapping[str, Sequence[Mapping[str, Any]]], by_source: Mapping[str, set[str]]
+) -> None:
+    """One markdown row per source: each mode's pass count."""
+    print("\n| source | " + " | ".join(results) + " |")
+    print("|---|" + "---:|" * len(results))
+    for source, ids in by_source.items():
+        rows = [
+            summary([r for r in records if r["case_id"] in ids]) for records in results.values()
+        ]
+        print(f"| {source} | " + " | ".join(f"{r['pass']}/{r['cases']}" for r in rows) + " |")
 
 
 def halves(cases: Sequence[EvalCase]) -> dict[str, set[str]]:
@@ -21,9 +76,11 @@ def halves(cases: Sequence[EvalCase]) -> dict[str, set[str]]:
 
 
 def summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Pass count and rate, wrong_args, requests per case and p50 latency."""
+    """Pass count and rate, wrong_args, requests and completion tokens per case, and p50
+    latency."""
     passed = sum(r["verdict"] == "pass" for r in records)
     latencies = [r["latency_s"] for r in records if r.get("latency_s") is not None]
+    count = len(records) or 1
     return {
         "cases": len(records),
         "pass": passed,
@@ -32,6 +89,7 @@ def summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "requests_per_case": (
             sum(r.get("requests") or 0 for r in records) / len(records) if records else 0.0
         ),
+        "completion_tokens_per_case": sum(r.get("completion_tokens") or 0 for r in records) / count,
         "p50_s": statistics.median(latencies) if latencies else None,
     }
 
@@ -44,8 +102,11 @@ def print_table(
 ) -> dict[str, dict[str, Any]]:
     """Print one markdown row per mode and part, against `base` measured in the same run;
     return the rows by `mode/part`."""
-    print(f"\n| mode | part | pass | vs {base} | wrong_args | requests/case | p50 |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(
+        f"\n| mode | part | pass | vs {base} | wrong_args | requests/case | "
+        "completion tokens/case | p50 |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     table: dict[str, dict[str, Any]] = {}
     for part, ids in parts.items():
         reference = summary([r for r in results.get(base, []) if r["case_id"] in ids])
@@ -56,6 +117,7 @@ def print_table(
             p50 = f"{row['p50_s']:.1f} s" if row["p50_s"] is not None else "-"
             print(
                 f"| {mode} | {part} | {row['pass']}/{row['cases']} | {delta:+d} | "
-                f"{row['wrong_args']} | {row['requests_per_case']:.2f} | {p50} |"
+                f"{row['wrong_args']} | {row['requests_per_case']:.2f} | "
+                f"{row['completion_tokens_per_case']:.0f} | {p50} |"
             )
     return table

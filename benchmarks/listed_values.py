@@ -21,21 +21,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 if __name__ == "__main__":  # `python benchmarks/listed_values.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import halves, print_table, summary
-from toolcall_sdk.evals._cli import gather_cases
-from toolcall_sdk.evals._runner import run_eval_sync
+from benchmarks._lever import halves, print_sources, print_table, run_modes, sourced_cases
 from toolcall_sdk.evals._settings import EvalSettings
 
-ROOT = Path(__file__).resolve().parents[1]
-INVOICES = ROOT / "evals" / "invoices.jsonl"
 SOURCES = ("parallel", "parallel_multiple", "multiple", "simple_python", "invoices")
 MODES = ("off", "ask")
 
@@ -51,33 +45,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
     args = parser.parse_args(argv)
-    by_source: dict[str, set[str]] = {}
-    cases = []
-    for source in args.sources.split(","):
-        if source == "invoices":
-            found = gather_cases([str(INVOICES)], None, limit=args.per_source, allow_code=True)
-        else:
-            found = gather_cases([], source, limit=args.per_source)
-        by_source[source] = {case.id for case in found}
-        cases.extend(found)
-    results: dict[str, list[dict[str, Any]]] = {}
-    for mode in args.modes.split(","):
-        settings = EvalSettings(
+    cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
+
+    def settings_for(mode: str) -> EvalSettings:
+        return EvalSettings(
             base_url=args.base_url, model=args.model, timeout=args.timeout, listed_values=mode
         )
-        started = time.monotonic()
-        results[mode] = run_eval_sync(
-            cases, settings, pipelines=["full"], concurrency=args.concurrency
-        )
-        print(f"{mode}: {len(cases)} cases in {time.monotonic() - started:.0f} s", flush=True)
+
+    results = run_modes(cases, args.modes.split(","), settings_for, concurrency=args.concurrency)
     table = print_table(results, halves(cases), base="off")
-    print("\n| source | " + " | ".join(results) + " |")
-    print("|---|" + "---:|" * len(results))
-    for source, ids in by_source.items():
-        rows = [
-            summary([r for r in records if r["case_id"] in ids]) for records in results.values()
-        ]
-        print(f"| {source} | " + " | ".join(f"{r['pass']}/{r['cases']}" for r in rows) + " |")
+    print_sources(results, by_source)
     if args.out is not None:
         args.out.write_text(json.dumps({"summary": table, "records": results}, indent=1))
     return 0

@@ -53,7 +53,7 @@ if __name__ == "__main__":  # `python benchmarks/router_live.py`: the repository
 from openai import OpenAI
 
 from benchmarks._routing_set import RoutingExample, routing_dev_set
-from toolcall_sdk._pipeline import _offered_only
+from toolcall_sdk._answer_calls import _offered_only
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk.bfcl import load_category
 from toolcall_sdk.routing import LLMRouter, tool_specs

@@ -21,6 +21,7 @@ from toolcall_sdk._body import BodyReader, Limits, SseDecoder
 from toolcall_sdk._errors import MalformedResponseError, ServerConnectionError
 from toolcall_sdk._events import ToolCallEvent
 from toolcall_sdk._pipeline import Answer
+from toolcall_sdk._results import Usage
 from toolcall_sdk._streaming import AnswerEvents, StreamAccumulator
 from toolcall_sdk._usage import trusted_usage
 
@@ -169,6 +170,15 @@ class AnswerReader:
             finish_reason=accumulator.finish_reason,
             usage=trusted_usage(accumulator.reported_usage, request=request, message=message),
             latency_s=latency,
+            others=tuple(
+                Answer(
+                    message=other.message(),
+                    finish_reason=other.finish_reason,
+                    usage=Usage(),
+                    latency_s=latency,
+                )
+                for _, other in sorted(accumulator.others.items())
+            ),
         )
         return events, answer
 
@@ -202,22 +212,45 @@ def answer_from_body(body: Any, latency: float, request: Mapping[str, Any]) -> A
         MalformedResponseError: It has no `choices[0].message`.
     """
     choices = body.get("choices") if isinstance(body, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+    listed = choices if isinstance(choices, list) else []
+    # In index order (a request's `n`): the first is the answer, the others are kept apart.
+    read = sorted(
+        ((_index(choice, n), _choice(choice, body)) for n, choice in enumerate(listed)),
+        key=lambda item: item[0],
+    )
+    if not read or read[0][1] is None:
         raise MalformedResponseError(
             "the server answered without a choice/message; it is not a chat completion",
             body=str(body)[:500],
         )
+    message, finish_reason = read[0][1]
+    # A later choice without a message is left out rather than failing the first's answer.
+    others = [r for _, r in read[1:] if r is not None]
+    return Answer(
+        message=message,
+        finish_reason=finish_reason,
+        usage=trusted_usage(body.get("usage"), request=request, message=message),
+        latency_s=latency,
+        others=tuple(
+            Answer(message=m, finish_reason=f, usage=Usage(), latency_s=latency) for m, f in others
+        ),
+    )
+
+
+def _index(choice: Any, position: int) -> int:
+    index = choice.get("index") if isinstance(choice, dict) else None
+    return index if isinstance(index, int) and not isinstance(index, bool) else position
+
+
+def _choice(choice: Any, body: Any) -> tuple[dict[str, Any], str | None] | None:
+    """One choice's message and finish reason; None when it holds no message."""
+    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+        return None
     message = _without_nulls(choice["message"])
     message.setdefault("content", None)
     _check_tool_calls(message.get("tool_calls"), body)
     finish_reason = choice.get("finish_reason")
-    return Answer(
-        message=message,
-        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-        usage=trusted_usage(body.get("usage"), request=request, message=message),
-        latency_s=latency,
-    )
+    return message, finish_reason if isinstance(finish_reason, str) else None
 
 
 def _check_tool_calls(tool_calls: Any, body: Any) -> None:

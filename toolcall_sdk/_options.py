@@ -25,6 +25,7 @@ from toolcall_sdk._listed_values import LISTED_VALUES, ListedValues
 from toolcall_sdk._pipeline import TOOL_CHOICES, ToolChoice
 from toolcall_sdk._resume_ledger import ResumeLedger
 from toolcall_sdk._run_state import FORCES, Force, RunLimits
+from toolcall_sdk._sampling import MAX_SAMPLES
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._traffic import RecordSpec
 from toolcall_sdk._transport import RetryPolicy
@@ -88,6 +89,7 @@ class ClientOptions(TypedDict, total=False):
     grounding: GroundingSpec
     grounded_decoding: DecodingMode
     listed_values: ListedValues
+    samples: int
     record: RecordSpec
     examples: ExamplesSpec
 
@@ -125,6 +127,8 @@ DEFAULTS: ClientOptions = {
     # an extra call runs a business function (docs/pipeline.md, "Every call a request asks
     # for", "Measured").
     "listed_values": "off",
+    # Measured on the 0.5B demo model (docs/pipeline.md, "Several answers to one request").
+    "samples": 1,
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
     # Not yet measured on the demo models (docs/traffic-evals.md, "Accepted cases teach the
@@ -189,6 +193,7 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
     resolve_grounding(resolved["grounding"])
     _check_choice("grounded_decoding", resolved["grounded_decoding"], DECODING_MODES)
     _check_choice("listed_values", resolved["listed_values"], LISTED_VALUES)
+    _check_int("samples", resolved["samples"], minimum=1, maximum=MAX_SAMPLES)
     _check_record(resolved["record"])
     # Read here, once: a missing file or a malformed case fails the client's construction
     # (`ExamplesError`, with the file and line), never a request.
@@ -283,13 +288,17 @@ def _check_tools(tools: Any) -> None:
         )
 
 
-def _check_int(name: str, value: Any, *, minimum: int, optional: bool = False) -> None:
+def _check_int(
+    name: str, value: Any, *, minimum: int, maximum: int | None = None, optional: bool = False
+) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidArgumentError(f"{name} must be an int (got {value!r})")
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be >= {minimum} (got {value})")
+    if maximum is not None and value > maximum:
+        raise InvalidArgumentError(f"{name} must be <= {maximum} (got {value})")
 
 
 def _check_number(name: str, value: Any, *, optional: bool = False, positive: bool = False) -> None:

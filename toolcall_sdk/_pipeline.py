@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
 
+from toolcall_sdk._answer_calls import CallReading, call_name
 from toolcall_sdk._completion import Candidate, Shape, complete
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._demonstrations import ExampleBank, with_examples
@@ -49,10 +50,9 @@ from toolcall_sdk._listed_values import ListedValues, request_text
 from toolcall_sdk._loop_guard import LoopGuard, call_key
 from toolcall_sdk._messages import (
     assistant_history_entry,
-    distinct_call_ids,
     tool_output_content,
 )
-from toolcall_sdk._recovery import recover_calls, repair_tool_names, withheld_calls
+from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
     Attempt,
     Problem,
@@ -63,6 +63,7 @@ from toolcall_sdk._results import (
     ToolCallResult,
     Usage,
 )
+from toolcall_sdk._sampling import Sampled, agreed, sampled
 from toolcall_sdk._step_memory import StepMemory
 from toolcall_sdk._tools import Tool
 from toolcall_sdk._validation import check_answer
@@ -136,6 +137,7 @@ class Config:
     grounded_decoding: DecodingMode = "off"
     # Whether an answer that leaves out values the request lists is asked to complete.
     listed_values: ListedValues = "off"
+    samples: int = 1  # answers per forced request, one kept by vote (_sampling)
     examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 
     @classmethod
@@ -224,12 +226,17 @@ class ExecuteMany:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What the server answered to a `ChatRequest`."""
+    """What the server answered to a `ChatRequest`.
+
+    `others` are the choices after the first where the request asked for several (its
+    `n`, `samples=`), each with the request's latency and no usage of its own.
+    """
 
     message: dict[str, Any]
     finish_reason: str | None
     usage: Usage
     latency_s: float
+    others: tuple[Answer, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +495,9 @@ def _step_flow(
             # over). The exception: the only problem was values the user never gave
             # (`_may_retreat`).
             may_answer = answer_decides and (number == offer.first or retry_may_answer)
-            candidate = yield from _ask(config, state, offer, number, may_answer)
+            candidate = yield from _ask(
+                config, state, offer, number, may_answer, validation_context
+            )
             # A later step's text is its answer even to a forced retry (a server that does
             # not honour the forcing): the run has what it ran, and text may end it.
             if (
@@ -570,12 +579,35 @@ def _resumed(state: _Run, resume: ResumePoint) -> Candidate:
 
 
 def _ask(
-    config: Config, state: _Run, offer: _Offer, number: int, may_answer: bool
+    config: Config,
+    state: _Run,
+    offer: _Offer,
+    number: int,
+    may_answer: bool,
+    validation_context: Any,
 ) -> Generator[Effect, Any, Candidate]:
+    def check(answer: Answer, message: dict[str, Any], repairs: list[str]) -> Sampled:
+        attempt = replace(state.attempts[-1], finish_reason=answer.finish_reason)
+        cut_off = _cut_off_call(Candidate(attempt, message, [], {}))
+        if may_answer and not message.get("tool_calls") and not cut_off:
+            return Sampled((), (), text=True)  # text where text may answer
+        calls, problems = _checked(
+            config, state, message, offer.tools, validation_context, attempt, repairs
+        )
+        return Sampled(calls, problems)
+
     attempt, message = yield from _ask_for_calls(
-        config, state, offer.names, number, may_answer=may_answer
+        config,
+        state,
+        offer.names,
+        number,
+        may_answer=may_answer,
+        check=check if config.samples > 1 else None,
     )
     return Candidate(attempt, message, attempt.repairs, {})
+
+
+_Check = Callable[[Answer, dict[str, Any], list[str]], Sampled]
 
 
 def _validate(
@@ -828,10 +860,13 @@ def _ask_for_calls(
     *,
     may_answer: bool,
     shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    check: _Check | None = None,
 ) -> Generator[Effect, Any, tuple[Attempt, dict[str, Any]]]:
     """One stage-2 request; the attempt record and the answer (calls read from text too).
 
     `shape` changes the request as built, before grounded decoding (`listed_values`).
+    With `check` (an answer as the vote sees it) the request asks for the client's
+    `samples` answers and goes on with the one they agree on (`_sampling`).
     """
     params = _call_params(config, state.history, offered, may_answer=may_answer)
     if shape is not None:
@@ -845,6 +880,8 @@ def _ask_for_calls(
     )
     # After grounded decoding, never in `state.history`: examples are no grounding source.
     params = with_examples(params, config.examples, config.tools, first_step=state.step == 1)
+    if check is not None:
+        params = sampled(params, config.samples)
     answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
     state.usage += answer.usage
     attempt = Attempt(
@@ -856,28 +893,33 @@ def _ask_for_calls(
         latency_s=answer.latency_s,
     )
     state.attempts.append(attempt)
-    message = answer.message
-    if config.recover and message.get("tool_calls"):
-        # Calls the server parsed out of prose that asks, refuses or postpones them: text.
-        message, withheld = withheld_calls(message)
-        attempt.repairs.extend(withheld)
-    if config.recover and not message.get("tool_calls"):
-        schemas = {name: config.schemas[name]["function"]["parameters"] for name in offered}
-        recovered = recover_calls(message, hint=config.model, attempt=number, tools=schemas)
-        if recovered is not None and params.get("tool_choice") == "auto":
-            recovered = _offered_only(recovered, offered)
-        if recovered is not None:
-            message, read_as = recovered
-            attempt.parser_miss = True
-            attempt.repairs.extend(read_as)
-            if config.observe:
-                names = tuple(_call_name(call) for call in message.get("tool_calls") or ())
-                yield Notify(CallsRecovered(state.step, number, names))
-    message, renamed = repair_tool_names(message, offered)
-    attempt.repairs.extend(renamed)
-    # Before anything is decided per call: one id, one call (its decision, its message).
-    message = distinct_call_ids(message, taken=[call.id for call in state.executed])
-    return attempt, message
+    reading = CallReading(
+        offered=offered,
+        schemas={name: config.schemas[name]["function"]["parameters"] for name in offered},
+        model=config.model,
+        recover=config.recover,
+        auto=params.get("tool_choice") == "auto",
+        attempt=number,
+        taken=[call.id for call in state.executed],
+    )
+    read = reading.read(answer.message)
+    if answer.others and check is not None:
+        # Each answer read and checked as if it were the only one (`_sampling`).
+        answers = [answer, *answer.others]
+        reads = [read, *(reading.read(other.message) for other in answer.others)]
+        checked = [
+            check(a, r.message, list(r.repairs)) for a, r in zip(answers, reads, strict=True)
+        ]
+        chosen = agreed(checked)
+        read = reads[chosen]
+        attempt.raw_message = answers[chosen].message
+        attempt.finish_reason = answers[chosen].finish_reason
+    attempt.repairs.extend(read.repairs)
+    attempt.parser_miss = read.parser_miss
+    if read.parser_miss and config.observe:
+        names = tuple(call_name(call) for call in read.message.get("tool_calls") or ())
+        yield Notify(CallsRecovered(state.step, number, names))
+    return attempt, read.message
 
 
 def _answered(
@@ -949,29 +991,6 @@ def _writes_a_call(config: Config, message: Mapping[str, Any]) -> bool:
     return bool(message.get("content")) and (
         recover_calls(dict(message), hint=config.model, attempt=0) is not None
     )
-
-
-def _offered_only(
-    recovered: tuple[dict[str, Any], list[str]], offered: Sequence[str]
-) -> tuple[dict[str, Any], list[str]] | None:
-    """Under `auto`, only calls to offered tools are calls: the rest of the text is an answer.
-
-    A small model that may answer in text often writes an object naming a tool it invented
-    (`{"name": "Joke", ...}`); read as a call, it would be fed back as an unknown tool and
-    retried, where the server's own parser (and the model) meant text. Names the repairs can
-    map to an offered tool count as offered.
-    """
-    message, read_as = recovered
-    repaired, renamed = repair_tool_names(message, offered)
-    calls = [c for c in repaired.get("tool_calls") or () if _call_name(c) in offered]
-    if not calls:
-        return None
-    return {**repaired, "tool_calls": calls}, [*read_as, *renamed]
-
-
-def _call_name(call: Any) -> str:
-    function = call.get("function") if isinstance(call, dict) else None
-    return str(function.get("name", "")) if isinstance(function, dict) else ""
 
 
 def _told_route(config: Config, step: int, decision: RouteDecision) -> tuple[Notify, ...]:
@@ -1135,7 +1154,7 @@ def _has_text(message: Mapping[str, Any]) -> bool:
 def _no_answer_text(answer: Answer) -> str:
     calls = answer.message.get("tool_calls") or []
     what = (
-        f"only tool call(s) ({', '.join(_call_name(c) or '?' for c in calls)}) where no tool "
+        f"only tool call(s) ({', '.join(call_name(c) or '?' for c in calls)}) where no tool "
         "could be called"
         if calls
         else "no text"
@@ -1240,6 +1259,7 @@ def request_summary(stage: str, params: Mapping[str, Any]) -> RequestSummary:
         tools=tuple(t["function"]["name"] for t in params.get("tools", ())),
         temperature=params.get("temperature"),
         message_count=len(params.get("messages", ())),
+        samples=params.get("n") or 1,
     )
 
 

@@ -112,6 +112,8 @@ class RequestSummary:
         message_count: How many messages the request carried.
         constrained: The fields whose values the request held to the conversation's
             (grounded decoding), as `tool:/field`; empty when none was.
+        samples: How many answers the request asked for (its `n`: `samples=`); the
+            attempt holds the one the step went on with.
     """
 
     stage: str
@@ -120,6 +122,7 @@ class RequestSummary:
     temperature: float | None
     message_count: int
     constrained: tuple[str, ...] = ()
+    samples: int = 1
 
 
 @dataclass(slots=True)

@@ -57,6 +57,7 @@ class _RequestJson(TypedDict):
     temperature: float | None
     message_count: _Count
     constrained: NotRequired[list[str]]
+    samples: NotRequired[_Count]
 
 
 class _AttemptJson(TypedDict):

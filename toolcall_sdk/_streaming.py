@@ -39,6 +39,7 @@ class StreamAccumulator:
     Tool-call fragments are joined by their `index`, the way OpenAI and vLLM stream them:
     the first fragment of a call carries its id and name, later ones only argument text.
     `done` records whether the stream said it was complete (`[DONE]` or a finish reason).
+    Choices after the first (a request's `n`) are gathered apart, in `others` by index.
     """
 
     content: list[str] = field(default_factory=list)
@@ -48,6 +49,7 @@ class StreamAccumulator:
     # The last `usage` object a chunk carried, as sent: `_usage` decides what it counts for.
     reported_usage: dict[str, Any] | None = None
     chunks: int = 0
+    others: dict[int, StreamAccumulator] = field(default_factory=dict)
 
     def add(self, chunk: dict[str, Any]) -> None:
         """Take one chunk (a `chat.completion.chunk` object as the server sent it)."""
@@ -55,6 +57,8 @@ class StreamAccumulator:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.reported_usage = usage
+        for index, choice in _later_choices(chunk):
+            self.others.setdefault(index, StreamAccumulator()).add({"choices": [choice]})
         for choice in _first_choices(chunk):
             if isinstance(choice.get("finish_reason"), str):
                 self.finish_reason = choice["finish_reason"]
@@ -200,8 +204,20 @@ class AnswerEvents:
         return [ToolArgumentsDelta(index, text, self._attempt)] if text else []
 
 
+def _later_choices(chunk: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """The chunk's choices after the first, each with its index and as choice 0."""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        return []
+    return [
+        (c["index"], {**c, "index": 0})
+        for c in choices
+        if isinstance(c, dict) and isinstance(c.get("index"), int) and c["index"] > 0
+    ]
+
+
 def _first_choices(chunk: dict[str, Any]) -> list[dict[str, Any]]:
-    # Only choice 0 is read: the client never asks for n > 1.
+    # Choice 0 alone: the others (a request's `n`) are gathered by `_later_choices`.
     choices = chunk.get("choices")
     if not isinstance(choices, list):
         return []

@@ -71,6 +71,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "grounding": settings_grounding(settings),
         "grounded_decoding": settings.grounded_decoding,
         "listed_values": settings.listed_values,
+        "samples": settings.samples,
         "examples": settings.examples,
     }
 

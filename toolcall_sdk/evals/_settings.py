@@ -48,7 +48,9 @@ class EvalSettings:
         grounded_decoding: The `full` pipeline's grounded decoding (`off`, `retry`,
             `forced`: the client's `grounded_decoding=`).
         listed_values: The `full` pipeline's answer to a request that lists more values
-            than its calls used (`off`, `ask`: the client's `listed_values=`).
+            than its calls used (`off`, `ask`, `complete`: the client's `listed_values=`).
+        samples: The `full` pipeline's answers per forced request (the client's
+            `samples=`; 1 asks for one).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
             also keeps the SDK rungs' forced call with one tool on `required` instead of
             naming it (a named choice is decoded as one call).
@@ -69,6 +71,7 @@ class EvalSettings:
     grounding: str = "off"
     grounded_decoding: str = "off"
     listed_values: str = "off"
+    samples: int = 1
     parallel_tool_calls: bool | None = None
     examples: ExamplesSpec = None
 
@@ -104,6 +107,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "grounding": settings.grounding,
         "grounded_decoding": settings.grounded_decoding,
         "listed_values": settings.listed_values,
+        "samples": settings.samples,
         "parallel_tool_calls": settings.parallel_tool_calls,
         "examples": _described_examples(settings.examples),
     }

@@ -45,6 +45,7 @@ from ._recording import STAGE_HEADER, RecordedRequest
 from ._replies import (
     FinishReason,
     Reply,
+    choices,
     cut,
     delay,
     disconnect,
@@ -66,6 +67,7 @@ __all__ = [
     "Reply",
     "ScriptError",
     "ScriptedModel",
+    "choices",
     "cut",
     "delay",
     "disconnect",

@@ -18,6 +18,7 @@ from ._recording import RecordedRequest
 from ._render import (
     CompletionPlan,
     ResolvedCall,
+    combined_usage,
     completion_body,
     estimate_usage,
     models_body,
@@ -25,6 +26,7 @@ from ._render import (
 )
 from ._replies import (
     Reply,
+    _Choices,
     _Cut,
     _Delay,
     _Disconnect,
@@ -248,26 +250,35 @@ class ScriptCore:
         if isinstance(reply, _Malformed):
             return ServerAction(reply.status, _SSE if request.stream else _JSON, reply.raw)
         if isinstance(reply, _Message):
-            return self._answer(reply, request)
+            return self._answer((reply,), request)
+        if isinstance(reply, _Choices):
+            return self._answer(reply.messages, request)
         raise TypeError(f"unknown reply {reply!r}")  # pragma: no cover - Reply is closed
 
-    def _answer(self, reply: _Message, request: RecordedRequest) -> ServerAction:
+    def _answer(self, replies: Sequence[_Message], request: RecordedRequest) -> ServerAction:
+        # One choice per message (a request's `n`); the ids run on across the choices.
         self._completions += 1
-        calls = []
-        for call in reply.tool_calls:
-            self._tool_calls += 1
-            call_id = call.id if call.id is not None else f"call_{self._tool_calls}"
-            calls.append(ResolvedCall(call_id, call.name, call.arguments))
-        generated = (reply.content or "") + "".join(c.name + c.arguments for c in calls)
         asked = (request.json or {}).get("model")
-        answer = CompletionPlan(
-            completion_id=f"chatcmpl-scripted-{self._completions}",
-            model=self.served or (asked if isinstance(asked, str) and asked else self.model),
-            content=reply.content,
-            tool_calls=tuple(calls),
-            finish_reason=reply.finish_reason,
-            usage=reply.usage or estimate_usage(request.json, generated),
-        )
+        model = self.served or (asked if isinstance(asked, str) and asked else self.model)
+        plans: list[CompletionPlan] = []
+        for reply in replies:
+            calls = []
+            for call in reply.tool_calls:
+                self._tool_calls += 1
+                call_id = call.id if call.id is not None else f"call_{self._tool_calls}"
+                calls.append(ResolvedCall(call_id, call.name, call.arguments))
+            generated = (reply.content or "") + "".join(c.name + c.arguments for c in calls)
+            plans.append(
+                CompletionPlan(
+                    completion_id=f"chatcmpl-scripted-{self._completions}",
+                    model=model,
+                    content=reply.content,
+                    tool_calls=tuple(calls),
+                    finish_reason=reply.finish_reason,
+                    usage=reply.usage or estimate_usage(request.json, generated),
+                )
+            )
+        answer = dataclasses.replace(plans[0], others=tuple(plans[1:]), usage=combined_usage(plans))
         if request.is_completion:
             return ServerAction(200, _JSON, text_completion_body(answer))
         if not request.stream:
@@ -292,10 +303,10 @@ def _call(function: Callable[[RecordedRequest], _T], request: RecordedRequest, w
 def _check_completion_reply(reply: Reply, request: RecordedRequest) -> None:
     # The Completions API answers text only: a scripted tool call there is a test's mistake.
     inner = reply.reply if isinstance(reply, _Delay) else reply
-    if isinstance(inner, _Message) and inner.tool_calls:
+    if isinstance(inner, _Choices) or (isinstance(inner, _Message) and inner.tool_calls):
         raise ScriptError(
-            "ScriptedModel: a /v1/completions request got a tool-call reply; script text() "
-            "for completions",
+            "ScriptedModel: a /v1/completions request got a tool-call or choices() reply; "
+            "script text() for completions",
             request=request,
         )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "CREATED",
     "CompletionPlan",
     "ResolvedCall",
+    "combined_usage",
     "completion_body",
     "estimate_usage",
     "models_body",
@@ -51,7 +53,11 @@ class ResolvedCall:
 
 @dataclass(frozen=True)
 class CompletionPlan:
-    """Everything needed to render one successful chat completion, ids and usage decided."""
+    """Everything needed to render one successful chat completion, ids and usage decided.
+
+    The fields describe choice 0; `others` are the choices after it (a request's `n`),
+    whose id, model and usage are not read.
+    """
 
     completion_id: str
     model: str
@@ -59,6 +65,16 @@ class CompletionPlan:
     tool_calls: tuple[ResolvedCall, ...]
     finish_reason: FinishReason
     usage: CompletionUsage
+    others: tuple[CompletionPlan, ...] = ()
+
+
+def combined_usage(plans: Sequence[CompletionPlan]) -> CompletionUsage:
+    """One request's usage over its choices: the prompt once, every choice's completion."""
+    prompt = plans[0].usage.prompt_tokens
+    completion = sum(plan.usage.completion_tokens for plan in plans)
+    return CompletionUsage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
 
 
 def completion_body(answer: CompletionPlan) -> bytes:
@@ -70,28 +86,32 @@ def completion_body(answer: CompletionPlan) -> bytes:
     Returns:
         The body.
     """
-    calls = [
-        ChatCompletionMessageFunctionToolCall(
-            id=call.id, type="function", function=Function(name=call.name, arguments=call.arguments)
-        )
-        for call in answer.tool_calls
-    ]
-    message = (
-        ChatCompletionMessage(role="assistant", content=answer.content, tool_calls=calls)
-        if calls
-        else ChatCompletionMessage(role="assistant", content=answer.content)
-    )
     completion = ChatCompletion(
         id=answer.completion_id,
         object="chat.completion",
         created=CREATED,
         model=answer.model,
         choices=[
-            Choice(index=0, message=message, finish_reason=answer.finish_reason, logprobs=None)
+            Choice(
+                index=index, message=_message(plan), finish_reason=plan.finish_reason, logprobs=None
+            )
+            for index, plan in enumerate((answer, *answer.others))
         ],
         usage=answer.usage,
     )
     return completion.model_dump_json(exclude_unset=True).encode()
+
+
+def _message(plan: CompletionPlan) -> ChatCompletionMessage:
+    calls = [
+        ChatCompletionMessageFunctionToolCall(
+            id=call.id, type="function", function=Function(name=call.name, arguments=call.arguments)
+        )
+        for call in plan.tool_calls
+    ]
+    if calls:
+        return ChatCompletionMessage(role="assistant", content=plan.content, tool_calls=calls)
+    return ChatCompletionMessage(role="assistant", content=plan.content)
 
 
 def text_completion_body(answer: CompletionPlan) -> bytes:

@@ -21,6 +21,7 @@ from openai.types import CompletionUsage
 __all__ = [
     "FinishReason",
     "Reply",
+    "choices",
     "cut",
     "delay",
     "disconnect",
@@ -63,6 +64,13 @@ class _Message(Reply):
     tool_calls: tuple[_ScriptedCall, ...]
     finish_reason: FinishReason
     usage: CompletionUsage | None
+
+
+@dataclass(frozen=True)
+class _Choices(Reply):
+    """Several assistant messages in one answer, one per choice (a request's `n`)."""
+
+    messages: tuple[_Message, ...]
 
 
 @dataclass(frozen=True)
@@ -201,6 +209,31 @@ def tool_calls(
         The combined reply.
     """
     return parallel(*replies, finish_reason=finish_reason, usage=usage)
+
+
+def choices(*replies: Reply) -> Reply:
+    """One answer with a choice per reply, in order, as a server answers a request's `n`.
+
+    Args:
+        *replies: Replies built by `text`, `tool_call` or `parallel`; the first is choice 0.
+            Each choice keeps its own finish reason; the answer's usage is the first
+            choice's prompt tokens and every choice's completion tokens.
+
+    Returns:
+        The reply.
+
+    Raises:
+        ValueError: If `replies` is empty.
+        TypeError: If a reply is not an assistant message.
+    """
+    if not replies:
+        raise ValueError("choices() needs at least one tool_call(), parallel() or text() reply")
+    messages: list[_Message] = []
+    for reply in replies:
+        if not isinstance(reply, _Message):
+            raise TypeError(f"choices() takes assistant message replies, not {reply!r}")
+        messages.append(reply)
+    return _Choices(tuple(messages))
 
 
 def http_error(

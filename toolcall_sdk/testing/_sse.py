@@ -7,6 +7,8 @@ The chunk sequence follows what vLLM and OpenAI send:
 3. per tool call, a first delta with `index`, `id`, `type`, `function.name` and empty
    `arguments`, then the arguments, `chunk_size` characters per delta;
 4. an empty delta carrying `finish_reason`;
+   With several choices (a request's `n`), steps 1 to 4 run once per choice, in order,
+   each chunk carrying its choice's `index`.
 5. if the request set `stream_options.include_usage`, a chunk with no choices and the
    usage (the earlier chunks then carry `"usage": null`, as OpenAI's do);
 6. `data: [DONE]`.
@@ -54,9 +56,35 @@ def stream_events(answer: CompletionPlan, *, chunk_size: int, include_usage: boo
     Returns:
         One framed event per chunk, in order.
     """
+    chunks: list[ChatCompletionChunk] = []
+    for choice, plan in enumerate((answer, *answer.others)):
+        chunks += [
+            _chunk(answer, delta, None, include_usage, choice=choice)
+            for delta in _deltas(plan, chunk_size)
+        ]
+        chunks.append(
+            _chunk(answer, ChoiceDelta(), plan.finish_reason, include_usage, choice=choice)
+        )
+    if include_usage:
+        chunks.append(
+            ChatCompletionChunk(
+                id=answer.completion_id,
+                object="chat.completion.chunk",
+                created=CREATED,
+                model=answer.model,
+                choices=[],
+                usage=answer.usage,
+            )
+        )
+    events = [encode_event(chunk.model_dump_json(exclude_unset=True)) for chunk in chunks]
+    events.append(DONE)
+    return events
+
+
+def _deltas(plan: CompletionPlan, chunk_size: int) -> list[ChoiceDelta]:
     deltas: list[ChoiceDelta] = [ChoiceDelta(role="assistant", content="")]
-    deltas += [ChoiceDelta(content=piece) for piece in _split(answer.content or "", chunk_size)]
-    for index, call in enumerate(answer.tool_calls):
+    deltas += [ChoiceDelta(content=piece) for piece in _split(plan.content or "", chunk_size)]
+    for index, call in enumerate(plan.tool_calls):
         head = ChoiceDeltaToolCall(
             index=index,
             id=call.id,
@@ -74,23 +102,7 @@ def stream_events(answer: CompletionPlan, *, chunk_size: int, include_usage: boo
             )
             for piece in _split(call.arguments, chunk_size)
         ]
-
-    chunks = [_chunk(answer, delta, None, include_usage) for delta in deltas]
-    chunks.append(_chunk(answer, ChoiceDelta(), answer.finish_reason, include_usage))
-    if include_usage:
-        chunks.append(
-            ChatCompletionChunk(
-                id=answer.completion_id,
-                object="chat.completion.chunk",
-                created=CREATED,
-                model=answer.model,
-                choices=[],
-                usage=answer.usage,
-            )
-        )
-    events = [encode_event(chunk.model_dump_json(exclude_unset=True)) for chunk in chunks]
-    events.append(DONE)
-    return events
+    return deltas
 
 
 def _chunk(
@@ -98,16 +110,17 @@ def _chunk(
     delta: ChoiceDelta,
     finish_reason: FinishReason | None,
     include_usage: bool,
+    *,
+    choice: int = 0,
 ) -> ChatCompletionChunk:
     # Explicit `None`s are written as `null` (fields left unset are omitted), matching
     # OpenAI: `finish_reason` is null until the last chunk, `usage` null until the usage one.
-    choice = Choice(index=0, delta=delta, finish_reason=finish_reason)
     chunk = ChatCompletionChunk(
         id=answer.completion_id,
         object="chat.completion.chunk",
         created=CREATED,
         model=answer.model,
-        choices=[choice],
+        choices=[Choice(index=choice, delta=delta, finish_reason=finish_reason)],
     )
     if include_usage:
         chunk.usage = None

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from toolcall_sdk.testing import (
     RecordedRequest,
     ScriptedModel,
+    choices,
     delay,
     http_error,
     parallel,
@@ -142,3 +143,45 @@ def test_repr_summarises_the_model() -> None:
     assert repr(ScriptedModel([text("a")], model="m")) == (
         "ScriptedModel(model='m', requests=0, remaining=1, errors=0)"
     )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_choices_answer_with_one_choice_each_as_openai_reads_them(stream: bool) -> None:
+    model = ScriptedModel(
+        [
+            choices(
+                tool_call("get_weather", {"city": "Oslo"}),
+                text("No idea.", usage=(10, 3)),
+            )
+        ],
+        chunk_size=4,
+    )
+    client = openai.OpenAI(
+        base_url=model.base_url, api_key="x", http_client=model.http_client(), max_retries=0
+    )
+
+    completion: Any
+    if stream:
+        with client.chat.completions.stream(model="scripted", messages=[], n=2) as events:
+            completion = events.get_final_completion()
+    else:
+        completion = client.chat.completions.create(model="scripted", messages=[], n=2)
+
+    first, second = completion.choices
+    assert (first.index, second.index) == (0, 1)
+    assert first.finish_reason == "tool_calls"
+    assert first.message.tool_calls is not None
+    assert first.message.tool_calls[0].id == "call_1"
+    assert second.message.content == "No idea."
+    assert second.finish_reason == "stop"
+    if not stream:  # a stream reports usage only when asked
+        assert completion.usage is not None
+        # The prompt once (the first choice's estimate), every choice's completion tokens.
+        assert completion.usage.completion_tokens > 3
+
+
+def test_choices_takes_assistant_messages_only() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        choices()
+    with pytest.raises(TypeError, match="assistant message"):
+        choices(text("a"), http_error(500))
