@@ -55,10 +55,12 @@ def test_examples_exist() -> None:
     # The invoice agent (quickstart: one call; agent_loop: the loop with an approval), a
     # multi-step async agent, streaming into a terminal UI, escalation to a human queue, the
     # agent behind a FastAPI endpoint, a wrong amount caught by the grounding check, and a
-    # request that lists three values completed with three calls.
+    # request that lists three values completed with three calls, and five answers to one
+    # request with the grounded one kept.
     assert {
         "grounded_amounts.py",
         "listed_values.py",
+        "samples.py",
         "quickstart.py",
         "agent_loop.py",
         "async_agent.py",
