@@ -10,7 +10,10 @@ the only difference is `examples=ExampleBank(<the examples half>, k=..., max_tok
 
 Printed per category of the scored half: pass rate without and with demonstrations, the
 difference, and the prompt tokens per case each run sent; then the totals, the prompt
-tokens the demonstrations added per case, and p50/mean latency per case.
+tokens the demonstrations added per case, and p50/mean latency per case. Last, the same
+pass rates for the scored cases whose request has a twin among the examples (the same
+words once digits and ids are masked: "Open invoice INV-153377 please.") and for the rest,
+whose phrasing no example shows.
 
     python benchmarks/demonstrations.py --base-url URL --model NAME [--k 3]
         [--max-tokens 600] [--similarity auto|encoder|tfidf] [--swap] [--out FILE.json]
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -51,6 +55,19 @@ def halves(
         raw, cases = raw[:limit], cases[:limit]
     shown, scored = (1, 0) if swap else (0, 1)
     return raw[shown::2], cases[scored::2]
+
+
+def phrasing(case: Mapping[str, Any]) -> str:
+    """A request's words with its ids and numbers masked: two cases of one template match."""
+    text = str(case["messages"][-1].get("content") or "")
+    return re.sub(r"[A-Z]{3}-\d+", "ID", re.sub(r"\d[\d.,/ -]*\d|\d", "N", text))
+
+
+def twins(shown: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The ids of the scored cases whose phrasing an example shows."""
+    raw = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line]
+    seen = {phrasing(case) for case in shown}
+    return {str(case["id"]) for case in raw if phrasing(case) in seen}
 
 
 def summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -135,6 +152,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{run}: {len(results[run])} cases in {time.monotonic() - started:.0f} s", flush=True)
     rows = table(results)
     print_table(rows)
+    twinned = twins(shown)
+    for part, keep in (("with a twin", True), ("phrasing no example shows", False)):
+        counts = [
+            summary([r for r in records if (r["case_id"] in twinned) is keep])
+            for records in results.values()
+        ]
+        print(f"{part}: " + ", ".join(f"{c['pass']}/{c['cases']}" for c in counts))
     if args.out is not None:
         written = {"bank": repr(bank), "table": rows, "records": results}
         args.out.write_text(json.dumps(written, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -131,8 +131,8 @@ DEFAULTS: ClientOptions = {
     "samples": 1,
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
-    # Not yet measured on the demo models (docs/traffic-evals.md, "Accepted cases teach the
-    # model"): off until it is.
+    # The user's accepted cases: there are none to show until they are given (measured on
+    # the 0.5B demo model: docs/traffic-evals.md, "Accepted cases teach the model").
     "examples": None,
 }
 
