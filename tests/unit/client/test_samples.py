@@ -3,13 +3,14 @@ valid, grounded calls most of them make; only that answer's calls run, once."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from toolcall_sdk import InvalidArgumentError, ToolCallClient, ToolCallFailed, tool
 from toolcall_sdk.events import StreamCompleted
-from toolcall_sdk.testing import ScriptedModel, choices, text, tool_call, tool_calls
+from toolcall_sdk.testing import ScriptedModel, choices, malformed, text, tool_call, tool_calls
 
 from ..conftest import ClientFactory, Ledger
 
@@ -205,3 +206,47 @@ def test_a_tie_goes_to_the_earlier_answer_and_calls_in_any_order_agree(
 
     # Two votes each for [5] and the pair (in either order): [5] was written first.
     assert ledger.calls == [("create_invoice", {"amount_vnd": 5})]
+
+
+def _body(*choices: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "model": "m",
+            "choices": list(choices),
+            "usage": {"prompt_tokens": 50, "completion_tokens": 30},
+        }
+    )
+
+
+def _choice(index: int, amount: int) -> dict[str, Any]:
+    arguments = json.dumps({"customer_id": "CUS-000042", "amount_vnd": amount})
+    function = {"name": "create_invoice", "arguments": arguments}
+    call = {"id": f"c{index}", "type": "function", "function": function}
+    return {
+        "index": index,
+        "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+    }
+
+
+def test_choices_are_read_in_index_order_and_one_without_a_message_is_left_out(
+    make_client: ClientFactory, invoice: Any, ledger: Ledger
+) -> None:
+    # Sent out of order, with a choice that holds no message: choice 0 is the first answer,
+    # the broken one does not vote, and 12500000 (choices 0 and 2) wins over 5 (choice 1).
+    body = _body(
+        _choice(2, 12500000),
+        {"index": 3, "finish_reason": "stop"},
+        _choice(1, 5),
+        _choice(0, 12500000),
+    )
+    model = ScriptedModel([malformed(body)])
+    client = make_client(model, [invoice], samples=4)
+
+    result = client.run(REQUEST)
+
+    assert ledger.calls == [("create_invoice", {"amount_vnd": 12500000})]
+    assert result.attempts[0].raw_message["tool_calls"][0]["id"] == "c0"
+    assert result.attempts[0].usage.completion_tokens == 30
