@@ -732,10 +732,11 @@ class ToolCallClient(_ClientCore):
             the ones that come back valid, grounded and new. Nothing of the answer runs
             before. Only a request the conversation ends with is read (not a later step of
             `run()`). See docs/pipeline.md, "Every call a request asks for".
-        samples: Answers per forced stage-2 request (the server's `n`, at temperature 0.7
-            where `temperature` is unset or 0): the step goes on with the valid, grounded
-            calls most of them make, else the answer with the fewest problems. 1 (the
-            default) asks for one. See docs/pipeline.md, "Several answers to one request".
+        samples: Answers per stage-2 request (the server's `n`, at temperature 0.7 where
+            `temperature` is unset or 0): where the answer decides, more texts than calls
+            answer in text; else the step goes on with the valid, grounded calls most of
+            them make, or the answer with the fewest problems. 1 (the default) asks for
+            one. See docs/pipeline.md, "Several answers to one request".
         hooks: Functions (sync or async) given every stage of every call as a typed event
             (`toolcall_sdk.events.HookEvent`), or objects with `start_call(event)` returning
             a per-call receiver, such as `toolcall_sdk.otel.OtelHook`. A hook that raises is

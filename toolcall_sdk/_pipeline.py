@@ -137,7 +137,7 @@ class Config:
     grounded_decoding: DecodingMode = "off"
     # Whether an answer that leaves out values the request lists is asked to complete.
     listed_values: ListedValues = "off"
-    samples: int = 1  # answers per forced request, one kept by vote (_sampling)
+    samples: int = 1  # answers per stage-2 request, one kept by vote (_sampling)
     examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 
     @classmethod

@@ -49,7 +49,7 @@ class EvalSettings:
             `forced`: the client's `grounded_decoding=`).
         listed_values: The `full` pipeline's answer to a request that lists more values
             than its calls used (`off`, `ask`, `complete`: the client's `listed_values=`).
-        samples: The `full` pipeline's answers per forced request (the client's
+        samples: The `full` pipeline's answers per stage-2 request (the client's
             `samples=`; 1 asks for one).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
             also keeps the SDK rungs' forced call with one tool on `required` instead of
