@@ -16,7 +16,8 @@ words once digits and ids are masked: "Open invoice INV-153377 please.") and for
 whose phrasing no example shows.
 
     python benchmarks/demonstrations.py --base-url URL --model NAME [--k 3]
-        [--max-tokens 600] [--similarity auto|encoder|tfidf] [--swap] [--out FILE.json]
+        [--max-tokens 600] [--similarity auto|encoder|tfidf] [--swap] [--scored N]
+        [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--cases", type=int, help="split only the first N cases of the file")
+    parser.add_argument(
+        "--scored",
+        type=int,
+        help="score only N cases, spread evenly over the scored half (the bank is whole)",
+    )
     parser.add_argument("--k", type=int, default=3, help="demonstrations per request")
     parser.add_argument("--max-tokens", type=int, default=600, help="their budget per request")
     parser.add_argument("--similarity", default="auto", choices=("auto", "encoder", "tfidf"))
@@ -134,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write every record and the table as JSON")
     args = parser.parse_args(argv)
     shown, scored = halves(CASES, swap=args.swap, limit=args.cases)
+    if args.scored is not None and args.scored < len(scored):
+        scored = [scored[i * len(scored) // args.scored] for i in range(args.scored)]
     bank = ExampleBank(shown, k=args.k, max_tokens=args.max_tokens, similarity=args.similarity)
     print(f"{bank}; scoring {len(scored)} cases", flush=True)
     results: dict[str, list[dict[str, Any]]] = {}
