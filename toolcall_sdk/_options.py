@@ -127,7 +127,8 @@ DEFAULTS: ClientOptions = {
     # an extra call runs a business function (docs/pipeline.md, "Every call a request asks
     # for", "Measured").
     "listed_values": "off",
-    # Measured on the 0.5B demo model (docs/pipeline.md, "Several answers to one request").
+    # Measured on the 0.5B demo model: 24 -> 23 of 48 cases for 2.4 times the completion
+    # tokens (docs/pipeline.md, "Several answers to one request", "Measured").
     "samples": 1,
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
