@@ -133,7 +133,7 @@ DEFAULTS: ClientOptions = {
     # Nothing is written unless asked for: entries hold the users' conversations.
     "record": None,
     # The user's accepted cases: there are none to show until they are given (measured on
-    # the 0.5B demo model: docs/traffic-evals.md, "Accepted cases teach the model").
+    # both demo models: docs/traffic-evals.md, "Accepted cases teach the model").
     "examples": None,
 }
 
