@@ -8,6 +8,7 @@ cases that chose it.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -121,3 +122,18 @@ def print_table(
                 f"{row['completion_tokens_per_case']:.0f} | {p50} |"
             )
     return table
+
+
+def report(
+    results: Mapping[str, Sequence[Mapping[str, Any]]],
+    cases: Sequence[EvalCase],
+    by_source: Mapping[str, set[str]],
+    *,
+    base: str,
+    out: Path | None,
+) -> None:
+    """Print the per-part and per-source tables; write them and every record to `out`."""
+    table = print_table(results, halves(cases), base=base)
+    print_sources(results, by_source)
+    if out is not None:
+        out.write_text(json.dumps({"summary": table, "records": results}, indent=1))

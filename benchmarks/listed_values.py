@@ -19,7 +19,6 @@ Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 if __name__ == "__main__":  # `python benchmarks/listed_values.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import halves, print_sources, print_table, run_modes, sourced_cases
+from benchmarks._lever import report, run_modes, sourced_cases
 from toolcall_sdk.evals._settings import EvalSettings
 
 SOURCES = ("parallel", "parallel_multiple", "multiple", "simple_python", "invoices")
@@ -53,10 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
     results = run_modes(cases, args.modes.split(","), settings_for, concurrency=args.concurrency)
-    table = print_table(results, halves(cases), base="off")
-    print_sources(results, by_source)
-    if args.out is not None:
-        args.out.write_text(json.dumps({"summary": table, "records": results}, indent=1))
+    report(results, cases, by_source, base="off", out=args.out)
     return 0
 
 

@@ -178,13 +178,11 @@ def parallel(
         ValueError: If `replies` is empty.
         TypeError: If a reply is not an assistant message (for example an `http_error`).
     """
-    if not replies:
-        raise ValueError("parallel() needs at least one tool_call() or text() reply")
-    messages: list[_Message] = []
-    for reply in replies:
-        if not isinstance(reply, _Message):
-            raise TypeError(f"parallel() combines tool_call() and text() replies, not {reply!r}")
-        messages.append(reply)
+    messages = _assistant_messages(
+        replies,
+        empty="parallel() needs at least one tool_call() or text() reply",
+        other="parallel() combines tool_call() and text() replies, not {!r}",
+    )
     calls = tuple(call for message in messages for call in message.tool_calls)
     parts = [message.content for message in messages if message.content is not None]
     content = "".join(parts) if parts else None
@@ -226,14 +224,23 @@ def choices(*replies: Reply) -> Reply:
         ValueError: If `replies` is empty.
         TypeError: If a reply is not an assistant message.
     """
+    messages = _assistant_messages(
+        replies,
+        empty="choices() needs at least one tool_call(), parallel() or text() reply",
+        other="choices() takes assistant message replies, not {!r}",
+    )
+    return _Choices(tuple(messages))
+
+
+def _assistant_messages(replies: tuple[Reply, ...], *, empty: str, other: str) -> list[_Message]:
+    """The replies as assistant messages; `empty` (ValueError) or `other` (TypeError,
+    formatted with the reply) otherwise."""
     if not replies:
-        raise ValueError("choices() needs at least one tool_call(), parallel() or text() reply")
-    messages: list[_Message] = []
+        raise ValueError(empty)
     for reply in replies:
         if not isinstance(reply, _Message):
-            raise TypeError(f"choices() takes assistant message replies, not {reply!r}")
-        messages.append(reply)
-    return _Choices(tuple(messages))
+            raise TypeError(other.format(reply))
+    return [reply for reply in replies if isinstance(reply, _Message)]
 
 
 def http_error(
