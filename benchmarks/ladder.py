@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
         "--grounding", default="off", choices=CHOICES, help="the full pipeline's grounding"
     )
     parser.add_argument(
+        "--call-tags",
+        default="off",
+        choices=("off", "schema", "grounded"),
+        help="the full pipeline's call_tags",
+    )
+    parser.add_argument(
         "--parallel-calls",
         dest="parallel_tool_calls",
         action="store_const",
@@ -124,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_tokens=args.max_tokens or None,
         wrong_parser_base_url=args.wrong_parser_base_url,
         grounding=args.grounding,
+        call_tags=args.call_tags,
         parallel_tool_calls=args.parallel_tool_calls,
     )
     out = Path(args.out)

@@ -413,6 +413,7 @@ class _ClientCore:
             timeout=self._timeout,
             base_urls=self._base_urls,
             model=self.model,
+            tags=self._config.tag_support,
         )
 
 
@@ -722,6 +723,14 @@ class ToolCallClient(_ClientCore):
             (only the retry after an `ungrounded` finding) or `"forced"` (every forced
             request). `Derived()` fields, fields with no stated candidate and `auto`
             requests are never held. See docs/grounding.md, "Grounded decoding".
+        call_tags: Hold an `auto` answer's call to its tool's schema once the model starts
+            it: the request carries an xgrammar structural tag, triggered by the call
+            object the model writes (`{"name": "create_invoice"`, compact or indented), so
+            the text before it stays free and a call to a tool nobody offered never
+            triggers. `"off"` (the default), `"schema"` (the tool's strict schema) or
+            `"grounded"` (with grounded decoding's stated values as an `enum`). A server
+            that refuses the tag gets the request again without it, and no tag is sent
+            after that. See docs/pipeline.md, "Calls held once they start".
         listed_values: What to do with a valid answer whose calls leave out values the
             request lists beside the ones they used ("the factorial of 5, 10 and 15"
             answered with one call): `"off"` (the default) takes it; `"ask"` sends it back

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from toolcall_sdk._balancer import BalancePolicy
 from toolcall_sdk._body import MAX_RESPONSE_BYTES
+from toolcall_sdk._call_tags import CALL_TAG_MODES, CallTagMode
 from toolcall_sdk._errors import InvalidArgumentError, ToolCallFailed
 from toolcall_sdk._events import CallHook, Hook
 from toolcall_sdk._example_bank import ExamplesSpec, as_example_bank
@@ -88,6 +89,7 @@ class ClientOptions(TypedDict, total=False):
     hooks: Iterable[Hook | CallHook]
     grounding: GroundingSpec
     grounded_decoding: DecodingMode
+    call_tags: CallTagMode
     listed_values: ListedValues
     samples: int
     record: RecordSpec
@@ -123,6 +125,8 @@ DEFAULTS: ClientOptions = {
     "grounding": False,
     # Measured on both demo models (docs/grounding.md, "Grounded decoding").
     "grounded_decoding": "off",
+    # Being measured on both demo models (docs/pipeline.md, "Calls held once they start").
+    "call_tags": "off",
     # Measured on the 0.5B demo model: +1 held-out case in 24, all of it BFCL parallel, and
     # an extra call runs a business function (docs/pipeline.md, "Every call a request asks
     # for", "Measured").
@@ -193,6 +197,7 @@ def resolve_options(owner: str, options: Mapping[str, Any]) -> ClientOptions:
         raise InvalidArgumentError("on_escalate must be a function taking the ToolCallFailed")
     resolve_grounding(resolved["grounding"])
     _check_choice("grounded_decoding", resolved["grounded_decoding"], DECODING_MODES)
+    _check_choice("call_tags", resolved["call_tags"], CALL_TAG_MODES)
     _check_choice("listed_values", resolved["listed_values"], LISTED_VALUES)
     _check_int("samples", resolved["samples"], minimum=1, maximum=MAX_SAMPLES)
     _check_record(resolved["record"])

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 from pydantic import BaseModel
 
 from toolcall_sdk._answer_calls import CallReading, call_name
+from toolcall_sdk._call_tags import CallTagMode, TagSupport, tagged_request
 from toolcall_sdk._completion import Candidate, Shape, complete
 from toolcall_sdk._context import RunContext
 from toolcall_sdk._demonstrations import ExampleBank, with_examples
@@ -135,6 +136,10 @@ class Config:
     grounder: Grounder | None = None
     # When a forced request's values are held to the conversation's (grounding/_decoding).
     grounded_decoding: DecodingMode = "off"
+    # What an `auto` answer's call is held to once it starts (_call_tags), and whether the
+    # server takes the tag (learnt once per client).
+    call_tags: CallTagMode = "off"
+    tag_support: TagSupport = field(default_factory=TagSupport)
     # Whether an answer that leaves out values the request lists is asked to complete.
     listed_values: ListedValues = "off"
     samples: int = 1  # answers per stage-2 request, one kept by vote (_sampling)
@@ -878,6 +883,18 @@ def _ask_for_calls(
         policy=config.grounding or FULL_POLICY,
         attempts=state.attempts,
     )
+    params, tag_held = tagged_request(
+        params,
+        mode=config.call_tags,
+        support=config.tag_support,
+        hold=lambda forced: grounded_request(
+            forced,
+            mode="forced",
+            grounder=_grounder(config),
+            policy=config.grounding or FULL_POLICY,
+            attempts=state.attempts,
+        ),
+    )
     # After grounded decoding, never in `state.history`: examples are no grounding source.
     params = with_examples(params, config.examples, config.tools, first_step=state.step == 1)
     if check is not None:
@@ -886,7 +903,7 @@ def _ask_for_calls(
     state.usage += answer.usage
     attempt = Attempt(
         number=number,
-        request=replace(request_summary(STAGE_CALL, params), constrained=tuple(held)),
+        request=replace(request_summary(STAGE_CALL, params), constrained=(*held, *tag_held)),
         raw_message=answer.message,
         finish_reason=answer.finish_reason,
         usage=answer.usage,

@@ -32,6 +32,7 @@ from typing import Any
 import httpx2
 import openai
 
+from toolcall_sdk._call_tags import TagSupport, carries_tag, untagged
 from toolcall_sdk._errors import MalformedResponseError, ToolCallError
 from toolcall_sdk._events import ToolCallEvent
 from toolcall_sdk._exchange import AnswerReader, Exchange
@@ -93,18 +94,28 @@ def send(
     timeout: float,
     base_urls: Sequence[str],
     model: str,
+    tags: TagSupport | None = None,
 ) -> Sending:
     """Get one request answered: tries, failover, backoffs, reading; see the module doc.
 
     Retried as a whole until something is shown: a live stream is retried only until it
     opens, since a break after its first chunk cannot be taken back from the UI. Every
-    read is bounded by the call's deadline and the size cap (`_body`).
+    read is bounded by the call's deadline and the size cap (`_body`). A request carrying
+    a call tag (`_call_tags`) that the server refuses with a 400 or 422 is sent once more
+    without it; when that one is answered, `tags` remembers the refusal.
 
     Raises:
         TransportError: The request could not be answered (its typed subclass).
     """
     try:
-        answer = yield from _tries(exchange, retry, timeout)
+        try:
+            answer = yield from _tries(exchange, retry, timeout)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as refused:
+            if tags is None or not carries_tag(exchange.kwargs["body"]):
+                raise
+            exchange.kwargs = untagged(exchange.kwargs)
+            answer = yield from _tries(exchange, retry, timeout)
+            tags.refuse(base_urls[exchange.server], refused)
     except (openai.APIError, httpx2.TransportError, ValueError) as exc:
         raise typed_error(exc, exchange, base_urls=base_urls, model=model) from exc
     _log_answer(exchange, answer)

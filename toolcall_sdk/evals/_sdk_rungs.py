@@ -70,6 +70,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "recover": True,
         "grounding": settings_grounding(settings),
         "grounded_decoding": settings.grounded_decoding,
+        "call_tags": settings.call_tags,
         "listed_values": settings.listed_values,
         "samples": settings.samples,
         "examples": settings.examples,

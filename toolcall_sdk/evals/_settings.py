@@ -47,6 +47,8 @@ class EvalSettings:
             rungs measure what they always did, without it.
         grounded_decoding: The `full` pipeline's grounded decoding (`off`, `retry`,
             `forced`: the client's `grounded_decoding=`).
+        call_tags: The `full` pipeline's call tags (`off`, `schema`, `grounded`: the
+            client's `call_tags=`).
         listed_values: The `full` pipeline's answer to a request that lists more values
             than its calls used (`off`, `ask`, `complete`: the client's `listed_values=`).
         samples: The `full` pipeline's answers per stage-2 request (the client's
@@ -70,6 +72,7 @@ class EvalSettings:
     wrong_parser_base_url: str | None = None
     grounding: str = "off"
     grounded_decoding: str = "off"
+    call_tags: str = "off"
     listed_values: str = "off"
     samples: int = 1
     parallel_tool_calls: bool | None = None
@@ -106,6 +109,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "max_tokens": settings.max_tokens,
         "grounding": settings.grounding,
         "grounded_decoding": settings.grounded_decoding,
+        "call_tags": settings.call_tags,
         "listed_values": settings.listed_values,
         "samples": settings.samples,
         "parallel_tool_calls": settings.parallel_tool_calls,
