@@ -181,4 +181,9 @@ def test_a_format_the_caller_sends_is_left_alone(make_client: ClientFactory, inv
 
 def test_an_unknown_mode_is_refused_when_the_client_is_built(invoice: Any) -> None:
     with pytest.raises(InvalidArgumentError, match="call_tags"):
-        ToolCallClient(base_url="http://127.0.0.1:1/v1", model="m", tools=[invoice], call_tags="on")
+        ToolCallClient(
+            base_url="http://127.0.0.1:1/v1",
+            model="m",
+            tools=[invoice],
+            call_tags="on",  # type: ignore[arg-type]
+        )
