@@ -906,6 +906,15 @@ def proxy(
             "(identifiers and dates) or all (numbers too).",
         ),
     ] = "off",
+    call_tags: Annotated[
+        str,
+        typer.Option(
+            "--call-tags",
+            metavar="MODE",
+            help="Hold a call the model starts in an auto answer to its tool's schema: off, "
+            "schema, or grounded (values held to the ones the messages state).",
+        ),
+    ] = "off",
     record: Annotated[
         str | None,
         typer.Option(
@@ -945,6 +954,7 @@ def proxy(
             call_tool_choice=call_tool_choice,
             timeout=timeout,
             grounding=grounding,
+            call_tags=call_tags,
             record=record,
         )
     except ProxyConfigError as exc:

@@ -109,6 +109,7 @@ class ClientCache:
             deadline=self._config.timeout,
             http_client=self._http_client(),
             grounding=self._config.grounding or False,
+            call_tags=self._config.call_tags,
             record=self._config.recorder,
             **options,
         )

@@ -12,6 +12,7 @@ from typing import Any, TypedDict
 import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
+from toolcall_sdk._call_tags import CALL_TAG_MODES, CallTagMode
 from toolcall_sdk._recorder import Recorder
 from toolcall_sdk._traffic import recorder_for
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
@@ -67,6 +68,9 @@ class ProxyOptions(TypedDict, total=False):
             (user and tool messages, the system prompt): `True`, `False`, a
             `GroundingPolicy`, or a command line's name (`default`, `all`, `off`).
             Default: the client's (identifiers and dates).
+        call_tags: What an `auto` answer's call is held to once the model starts it
+            (`"off"`, `"schema"`, `"grounded"`: the client's `call_tags=`); the request's
+            messages, tool results included, are the stated values.
         record: Record each tool request the pipeline served: a folder (a
             `TrafficRecorder` on it, one JSON line per request, `source: "proxy"`,
             `operation: "chat"`) or a recorder object; None records nothing. See
@@ -83,6 +87,7 @@ class ProxyOptions(TypedDict, total=False):
     max_clients: int
     http_client: httpx2.AsyncClient | None
     grounding: GroundingSpec | str
+    call_tags: str
     record: str | os.PathLike[str] | Recorder | None
 
 
@@ -101,6 +106,7 @@ class ProxyConfig:
     max_clients: int = DEFAULT_MAX_CLIENTS
     http_client: httpx2.AsyncClient | None = None
     grounding: GroundingPolicy | None = None
+    call_tags: CallTagMode = "off"
     recorder: Recorder | None = None
 
 
@@ -110,7 +116,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     Raises:
         ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
             router, a negative retry count, a timeout that is not a positive number, or an
-            unknown grounding.
+            unknown grounding or call tags.
     """
     upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
     if not upstreams:
@@ -138,6 +144,11 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
+    call_tags = options.get("call_tags", "off")
+    if call_tags not in CALL_TAG_MODES:
+        raise ProxyConfigError(
+            f"--call-tags must be one of {', '.join(CALL_TAG_MODES)} (got {call_tags!r})"
+        )
     try:
         given = options.get("grounding", False)
         grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
@@ -155,6 +166,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         max_clients=max_clients,
         http_client=options.get("http_client"),
         grounding=grounding,
+        call_tags=call_tags,
         recorder=_recorder(options.get("record")),
     )
 
