@@ -56,8 +56,9 @@ def test_examples_exist() -> None:
     # multi-step async agent, streaming into a terminal UI, escalation to a human queue, the
     # agent behind a FastAPI endpoint, a wrong amount caught by the grounding check, and a
     # request that lists three values completed with three calls, and five answers to one
-    # request with the grounded one kept.
+    # request with the grounded one kept, and an auto answer's call held to the stated values.
     assert {
+        "call_tags.py",
         "grounded_amounts.py",
         "listed_values.py",
         "samples.py",
@@ -220,3 +221,11 @@ def test_grounded_amounts_catches_and_corrects_the_wrong_amount() -> None:
     assert "vat_vnd" not in out.split("attempt 2")[0]  # derived: never checked
     assert "attempt 2: ok" in out
     assert "-> {'invoice_id': 'INV-0001', 'total_vnd': 13500000}" in out
+
+
+def test_call_tags_holds_the_auto_answers_values_and_shows_the_tag() -> None:
+    out = _run("call_tags.py")
+
+    assert "request 1 (auto): held create_invoice:/amount_vnd, create_invoice:/due_date" in out
+    assert 'triggers: ["{\\"name\\": \\"create_invoice\\""]' in out
+    assert "amount_vnd=12500000" in out
