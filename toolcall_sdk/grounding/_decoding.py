@@ -62,6 +62,8 @@ DECODING_MODES: Final[tuple[DecodingMode, ...]] = get_args(DecodingMode)
 MAX_CANDIDATES: Final = 64
 # Relative dates resolve to at most a few weeks of days ("next week": seven).
 _MAX_DAYS_PER_PHRASE: Final = 31
+# The digits of a number as a model copies them; `_reads_a_number`.
+_PLAIN_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
 
 
 def grounded_request(
@@ -252,6 +254,8 @@ def _numbers(
     policy: GroundingPolicy,
     rule: Rule | None,
 ) -> list[Any]:
+    if not _reads_a_number(conversation):
+        return []  # every number is written as plain digits: nothing to hold (see below)
     stated: set[Decimal] = set(conversation.number_values())
     stated |= {Decimal(str(n)) for n in policy.free_numbers}
     default = rule.default if rule is not None else None
@@ -265,6 +269,24 @@ def _numbers(
             continue
         out.append(int(value) if value == value.to_integral_value() else float(value))
     return out
+
+
+def _reads_a_number(conversation: Conversation) -> bool:
+    """Whether some number of the sources is written in a form the model must read: a scale
+    word or suffix (`12.5 million`, `800k`), grouping marks (`1.500.000`), words (`one
+    million`).
+
+    Those are the numbers small models write wrong (125000000 for "12.5 million"). A number
+    written as plain digits is copied; where every number is, holding a field to them only
+    takes away the values the model knows or works out (BFCL's speed of light, a tempo of
+    120 where the question states 440 and 880: held, the 0.5B wrote 1, a free number).
+    """
+    for source in conversation.sources:
+        for mention in source.facts.numbers():
+            plain = _PLAIN_NUMBER.search(mention.quote)
+            if plain is None or Decimal(plain.group()) != abs(mention.shown):
+                return True
+    return False
 
 
 def _within(value: Decimal, schema: Mapping[str, Any]) -> bool:

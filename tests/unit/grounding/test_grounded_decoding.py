@@ -103,6 +103,33 @@ def test_a_free_choice_and_a_field_with_no_candidate_stay_unconstrained(
     assert "enum" not in properties["due_date"]
 
 
+@pytest.mark.parametrize(
+    ("request_text", "held"),
+    [
+        ("Bill CUS-148717 12.5 million VND, due 2026-12-20.", True),
+        ("Bill CUS-148717 1.500.000 đồng, due 2026-12-20.", True),
+        ("Bill CUS-148717 800k, due 2026-12-20.", True),
+        ("Bill CUS-148717 one million VND, due 2026-12-20.", True),
+        # Every number in plain digits: the model copies them, and may need one it knows.
+        ("Bill CUS-148717 1500000 VND, due 2026-12-20.", False),
+        ("Bill CUS-148717 for 3 items, due 2026-12-20.", False),
+    ],
+)
+def test_numbers_are_held_only_where_one_must_be_read(
+    make_client: ClientFactory, invoice: Any, request_text: str, held: bool
+) -> None:
+    model = ScriptedModel([tool_call("create_invoice", GOOD)])
+    client = make_client(model, [invoice], grounded_decoding="forced", max_retries=0)
+
+    client.call(request_text)
+
+    properties = _properties(model.calls_for("call")[0])
+    assert ("enum" in properties["amount_vnd"]) is held
+    # Dates and identifiers are held either way.
+    assert properties["customer_id"]["enum"] == ["CUS-148717"]
+    assert "2026-12-20" in properties["due_date"]["enum"]
+
+
 def test_off_is_the_default_and_a_wrong_mode_is_refused() -> None:
     with pytest.raises(InvalidArgumentError, match="grounded_decoding must be one of"):
         ToolCallClient(base_url="http://127.0.0.1:9/v1", model="m", grounded_decoding="on")  # type: ignore[arg-type]
