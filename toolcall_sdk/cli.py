@@ -554,6 +554,15 @@ def eval_(
             "dates) or all (numbers too).",
         ),
     ] = "off",
+    call_tags: Annotated[
+        str,
+        typer.Option(
+            "--call-tags",
+            metavar="MODE",
+            help="The full pipeline's call tags: off, schema (a call started in an auto "
+            "answer held to its schema) or grounded (and to the stated values).",
+        ),
+    ] = "off",
     parallel_tool_calls: Annotated[
         bool,
         typer.Option(
@@ -617,6 +626,7 @@ def eval_(
 ) -> None:
     from pathlib import Path
 
+    from toolcall_sdk._call_tags import CALL_TAG_MODES
     from toolcall_sdk._console import cli_console
     from toolcall_sdk._errors import ToolCallError
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
@@ -642,6 +652,8 @@ def eval_(
         raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
     if grounding not in CHOICES:
         raise typer.BadParameter(f"--grounding must be one of {', '.join(CHOICES)}")
+    if call_tags not in CALL_TAG_MODES:
+        raise typer.BadParameter(f"--call-tags must be one of {', '.join(CALL_TAG_MODES)}")
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
         chosen = list(pipeline) if pipeline else default_pipelines(loaded)
@@ -661,6 +673,7 @@ def eval_(
         max_tokens=max_tokens or None,
         wrong_parser_base_url=wrong_parser_base_url,
         grounding=grounding,
+        call_tags=call_tags,
         parallel_tool_calls=True if parallel_tool_calls else None,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]

@@ -438,3 +438,28 @@ def test_parallel_calls_are_sent_only_when_asked_for(tmp_path: Path) -> None:
     assert all("parallel_tool_calls" not in (r.json or {}) for r in plain.chat_requests)
     report = json.loads((tmp_path / str(id(asked)) / "report.json").read_text())
     assert report["meta"]["parallel_tool_calls"] is True
+
+
+def test_call_tags_reach_the_full_pipelines_auto_request_only(tmp_path: Path) -> None:
+    model = ScriptedModel(weather)
+
+    with model.serve() as base_url:
+        argv = eval_argv(json_cases(tmp_path), base_url, tmp_path / "out", "--call-tags", "schema")
+        result = CliRunner().invoke(app, [*argv, "-p", "required,full"])
+
+    assert result.exit_code == 0, result.output
+    tagged = [r.json for r in model.chat_requests if r.json and "response_format" in r.json]
+    assert tagged
+    assert all(body["tool_choice"] == "auto" for body in tagged)
+    assert {body["response_format"]["type"] for body in tagged} == {"structural_tag"}
+    # The raw `required` rung sends what a plain client sends.
+    assert any(r.json and r.json.get("tool_choice") == "required" for r in model.chat_requests)
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["meta"]["call_tags"] == "schema"
+
+
+def test_an_unknown_call_tags_mode_is_refused() -> None:
+    result = CliRunner().invoke(app, ["eval", "--model", "m", "--call-tags", "on"])
+
+    assert result.exit_code == 2
+    assert "--call-tags must be one of off, schema, grounded" in result.output
