@@ -64,6 +64,8 @@ MAX_CANDIDATES: Final = 64
 _MAX_DAYS_PER_PHRASE: Final = 31
 # The digits of a number as a model copies them; `_reads_a_number`.
 _PLAIN_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
+# A number in words below this ("two", "twenty") is one small models write right.
+_READ_WORDS_FROM: Final = 1000
 
 
 def grounded_request(
@@ -273,8 +275,8 @@ def _numbers(
 
 def _reads_a_number(conversation: Conversation) -> bool:
     """Whether some number of the sources is written in a form the model must read: a scale
-    word or suffix (`12.5 million`, `800k`), grouping marks (`1.500.000`), words (`one
-    million`).
+    word or suffix (`12.5 million`, `800k`), grouping marks (`1.500.000`), words from a
+    thousand up (`one million`; "two notes" is read right).
 
     Those are the numbers small models write wrong (125000000 for "12.5 million"). A number
     written as plain digits is copied; where every number is, holding a field to them only
@@ -284,7 +286,9 @@ def _reads_a_number(conversation: Conversation) -> bool:
     for source in conversation.sources:
         for mention in source.facts.numbers():
             plain = _PLAIN_NUMBER.search(mention.quote)
-            if plain is None or Decimal(plain.group()) != abs(mention.shown):
+            if plain is None and abs(mention.shown) >= _READ_WORDS_FROM:
+                return True
+            if plain is not None and Decimal(plain.group()) != abs(mention.shown):
                 return True
     return False
 

@@ -113,6 +113,7 @@ def test_a_free_choice_and_a_field_with_no_candidate_stay_unconstrained(
         # Every number in plain digits: the model copies them, and may need one it knows.
         ("Bill CUS-148717 1500000 VND, due 2026-12-20.", False),
         ("Bill CUS-148717 for 3 items, due 2026-12-20.", False),
+        ("Bill CUS-148717 two items at 440 each, due 2026-12-20.", False),
     ],
 )
 def test_numbers_are_held_only_where_one_must_be_read(
