@@ -11,6 +11,7 @@ import pytest
 
 from toolcall_sdk import InvalidArgumentError, ToolCallClient, tool
 from toolcall_sdk.errors import ContextLengthExceededError
+from toolcall_sdk.events import StreamCompleted
 from toolcall_sdk.testing import ScriptedModel, http_error, text, tool_call
 
 from ..conftest import ClientFactory, Ledger
@@ -143,6 +144,25 @@ def test_a_server_that_refuses_the_tag_is_asked_again_without_it_once_per_client
     assert ledger.calls == [("create_invoice", {"amount_vnd": 12500000})] * 2
     assert [r.getMessage() for r in caplog.records].count(caplog.records[0].getMessage()) == 1
     assert "refused a structural tag" in caplog.records[0].getMessage()
+
+
+def test_a_streamed_call_is_asked_again_without_the_refused_tag(
+    make_client: ClientFactory, invoice: Any
+) -> None:
+    # The 400 comes before anything is shown, so the untagged request may stream in its place.
+    model = ScriptedModel([http_error(400), _call(12500000)])
+    client = make_client(model, [invoice], router="llm", call_tags="schema")
+
+    events = list(client.stream(REQUEST))
+
+    last = events[-1]
+    assert isinstance(last, StreamCompleted)
+    assert [call.arguments.amount_vnd for call in last.result.calls] == [12500000]
+    tagged, untagged = model.calls_for("call")
+    assert tagged.stream
+    assert untagged.stream
+    assert untagged.json is not None
+    assert "response_format" not in untagged.json
 
 
 def test_a_400_that_is_not_the_tags_is_raised_and_tags_stay_on(
