@@ -157,7 +157,7 @@ def test_a_streamed_call_is_asked_again_without_the_refused_tag(
 
     last = events[-1]
     assert isinstance(last, StreamCompleted)
-    assert [call.arguments.amount_vnd for call in last.result.calls] == [12500000]
+    assert [call.arguments.model_dump()["amount_vnd"] for call in last.result.calls] == [12500000]
     tagged, untagged = model.calls_for("call")
     assert tagged.stream
     assert untagged.stream
