@@ -12,7 +12,7 @@ nobody offered never triggers, so it still comes back as text for the pipeline t
 
 `call_tags=` picks what a tagged call is held to: `"off"` sends nothing more, `"schema"`
 the tool's strict schema, `"grounded"` the schema with each groundable field's stated
-values as an `enum` (`grounding/_decoding`). A server that refuses the tag (a 400 on a
+values as an `enum` (`grounding/_decoding`). A server that refuses the tag (a 400 or 422 on a
 request that carries it) gets the request again without it, and the client sends no tag
 from then on (`TagSupport`).
 """
