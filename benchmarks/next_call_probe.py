@@ -14,7 +14,8 @@ second call. Per source it counts:
 - `second right`: the second call matches an expected call the first did not;
 - `repeat`: the second call has the first call's arguments (a stop signal, harmless once
   dropped);
-- `other`: any other second call (for single-call sources: a call that would be extra).
+- `other`: any other second call (for single-call sources: a call that would be extra),
+  or none the probe could read.
 
 Matching is the case's `accept` lists (`""`: may be left out), with tool names as the SDK
 offers them. Nothing here runs the SDK's pipeline: it measures what the model does, so that
@@ -99,6 +100,8 @@ def probe(client: openai.OpenAI, model: str, case: EvalCase) -> dict[str, Any]:
     try:
         second = json.loads(text.strip())
     except ValueError:
+        second = None
+    if not isinstance(second, dict):  # cut off, or not an arguments object ("15")
         record["second"] = "unreadable"
         return record
     if second == arguments:

@@ -39,6 +39,7 @@ FIRST = {"stage": 7, "mode": "easy"}
         (text('{"stage": 7, "mode": "easy"}'), "repeat"),
         (text('{"stage": 7, "mode": "hard"}'), "other"),
         (text('{"stage": 3, "mode": '), "unreadable"),
+        (text("15"), "unreadable"),
     ],
 )
 def test_the_second_call_is_sorted_against_the_expected_ones(
