@@ -8,6 +8,7 @@ cases that chose it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import time
@@ -21,6 +22,27 @@ from toolcall_sdk.evals._runner import run_eval_sync
 from toolcall_sdk.evals._settings import EvalSettings
 
 INVOICES = Path(__file__).resolve().parents[1] / "evals" / "invoices.jsonl"
+
+
+def lever_parser(
+    doc: str | None,
+    sources: Sequence[str],
+    *,
+    per_source: int,
+    concurrency: int = 2,
+    timeout: float = 600.0,
+) -> argparse.ArgumentParser:
+    """The arguments every lever benchmark takes: the server, the cases, how many in flight,
+    the time limit per request and where to write the records; each adds its modes."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--per-source", type=int, default=per_source)
+    parser.add_argument("--sources", default=",".join(sources))
+    parser.add_argument("--concurrency", type=int, default=concurrency)
+    parser.add_argument("--timeout", type=float, default=timeout)
+    parser.add_argument("--out", type=Path, help="write every record (and summary) as JSON")
+    return parser
 
 
 def sourced_cases(

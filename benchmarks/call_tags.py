@@ -19,7 +19,6 @@ Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,23 +26,18 @@ from pathlib import Path
 if __name__ == "__main__":  # `python benchmarks/call_tags.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import report, run_modes, sourced_cases
+from benchmarks._lever import lever_parser, report, run_modes, sourced_cases
+from toolcall_sdk._call_tags import CALL_TAG_MODES
 from toolcall_sdk.evals._settings import EvalSettings
+from toolcall_sdk.grounding._policy import CHOICES
 
 SOURCES = ("invoices", "simple_python", "multiple", "parallel", "irrelevance")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--per-source", type=int, default=12)
-    parser.add_argument("--sources", default=",".join(SOURCES))
-    parser.add_argument("--modes", default="off,schema,grounded", help="call_tags values")
-    parser.add_argument("--grounding", default="off", choices=("off", "default", "all"))
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=600.0)
-    parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
+    parser = lever_parser(__doc__, SOURCES, per_source=12)
+    parser.add_argument("--modes", default=",".join(CALL_TAG_MODES), help="call_tags values")
+    parser.add_argument("--grounding", default="off", choices=CHOICES)
     args = parser.parse_args(argv)
     cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
     modes = args.modes.split(",")

@@ -30,6 +30,7 @@ if __name__ == "__main__":  # `python benchmarks/ladder.py`: put the repository 
 
 from rich.console import Console
 
+from toolcall_sdk._call_tags import CALL_TAG_MODES
 from toolcall_sdk._errors import ToolCallError
 from toolcall_sdk.evals._cli import gather_cases, run_eval_command
 from toolcall_sdk.evals._files import JSON_FILE, write_reports
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--call-tags",
         default="off",
-        choices=("off", "schema", "grounded"),
+        choices=CALL_TAG_MODES,
         help="the full pipeline's call_tags",
     )
     parser.add_argument(

@@ -18,7 +18,6 @@ Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,7 +25,7 @@ from pathlib import Path
 if __name__ == "__main__":  # `python benchmarks/listed_values.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import report, run_modes, sourced_cases
+from benchmarks._lever import lever_parser, report, run_modes, sourced_cases
 from toolcall_sdk.evals._settings import EvalSettings
 
 SOURCES = ("parallel", "parallel_multiple", "multiple", "simple_python", "invoices")
@@ -34,15 +33,8 @@ MODES = ("off", "ask")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--per-source", type=int, default=20)
-    parser.add_argument("--sources", default=",".join(SOURCES))
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=600.0)
+    parser = lever_parser(__doc__, SOURCES, per_source=20)
     parser.add_argument("--modes", default=",".join(MODES))
-    parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
     args = parser.parse_args(argv)
     cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
 

@@ -29,7 +29,6 @@ Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -42,7 +41,7 @@ if __name__ == "__main__":  # `python benchmarks/next_call_probe.py`: the reposi
 
 import openai
 
-from benchmarks._lever import sourced_cases
+from benchmarks._lever import lever_parser, sourced_cases
 from toolcall_sdk.evals._cases import EvalCase, ExpectedCall
 
 SOURCES = ("parallel", "simple_python", "multiple")
@@ -114,16 +113,10 @@ def probe(client: openai.OpenAI, model: str, case: EvalCase) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--per-source", type=int, default=12)
-    parser.add_argument("--sources", default=",".join(SOURCES))
-    parser.add_argument("--concurrency", type=int, default=3)
-    parser.add_argument("--out", type=Path, help="write every record as JSON")
+    parser = lever_parser(__doc__, SOURCES, per_source=12, concurrency=3, timeout=900.0)
     args = parser.parse_args(argv)
     cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
-    client = openai.OpenAI(base_url=args.base_url, api_key="none", timeout=900)
+    client = openai.OpenAI(base_url=args.base_url, api_key="none", timeout=args.timeout)
     with ThreadPoolExecutor(args.concurrency) as pool:
         records = list(pool.map(lambda case: probe(client, args.model, case), cases))
     print("| source | cases | one call | first right | second right | repeat | other |")

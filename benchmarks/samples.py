@@ -19,7 +19,6 @@ Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,23 +26,17 @@ from pathlib import Path
 if __name__ == "__main__":  # `python benchmarks/samples.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import report, run_modes, sourced_cases
+from benchmarks._lever import lever_parser, report, run_modes, sourced_cases
 from toolcall_sdk.evals._settings import EvalSettings
+from toolcall_sdk.grounding._policy import CHOICES
 
 SOURCES = ("invoices", "simple_python", "multiple", "parallel")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--per-source", type=int, default=12)
-    parser.add_argument("--sources", default=",".join(SOURCES))
+    parser = lever_parser(__doc__, SOURCES, per_source=12)
     parser.add_argument("--samples", default="1,3", help="the modes: answers per request")
-    parser.add_argument("--grounding", default="off", choices=("off", "default", "all"))
-    parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=600.0)
-    parser.add_argument("--out", type=Path, help="write every record and summary as JSON")
+    parser.add_argument("--grounding", default="off", choices=CHOICES)
     args = parser.parse_args(argv)
     cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
     modes = [f"samples={k}" for k in args.samples.split(",")]

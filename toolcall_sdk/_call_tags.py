@@ -61,7 +61,7 @@ class TagSupport:
         self._lock = threading.Lock()
 
     def refuse(self, base_url: str, error: object) -> None:
-        """The server answered a tagged request with a 400: send no tag from now on."""
+        """The server answered a tagged request with a 400 or 422: send no tag from now on."""
         with self._lock:
             if self.refused:
                 return

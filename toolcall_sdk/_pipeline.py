@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from pydantic import BaseModel
@@ -876,24 +877,18 @@ def _ask_for_calls(
     params = _call_params(config, state.history, offered, may_answer=may_answer)
     if shape is not None:
         params = shape(params)
-    params, held = grounded_request(
-        params,
-        mode=config.grounded_decoding,
+    hold = partial(
+        grounded_request,
         grounder=_grounder(config),
         policy=config.grounding or FULL_POLICY,
         attempts=state.attempts,
     )
+    params, held = hold(params, mode=config.grounded_decoding)
     params, tag_held = tagged_request(
         params,
         mode=config.call_tags,
         support=config.tag_support,
-        hold=lambda forced: grounded_request(
-            forced,
-            mode="forced",
-            grounder=_grounder(config),
-            policy=config.grounding or FULL_POLICY,
-            attempts=state.attempts,
-        ),
+        hold=partial(hold, mode="forced"),
     )
     # After grounded decoding, never in `state.history`: examples are no grounding source.
     params = with_examples(params, config.examples, config.tools, first_step=state.step == 1)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolcall_sdk import InvalidArgumentError, ToolCallClient, tool
+from toolcall_sdk import InvalidArgumentError, ToolCallClient
 from toolcall_sdk.errors import ContextLengthExceededError
 from toolcall_sdk.events import StreamCompleted
 from toolcall_sdk.testing import ScriptedModel, http_error, text, tool_call
@@ -17,17 +17,6 @@ from toolcall_sdk.testing import ScriptedModel, http_error, text, tool_call
 from ..conftest import ClientFactory, Ledger
 
 REQUEST = "Invoice CUS-000042 for 12.5 million VND."
-
-
-@pytest.fixture
-def invoice(ledger: Ledger) -> Any:
-    @tool
-    def create_invoice(customer_id: str, amount_vnd: int) -> str:
-        """Create an invoice."""
-        ledger.calls.append(("create_invoice", {"amount_vnd": amount_vnd}))
-        return "INV-1"
-
-    return create_invoice
 
 
 def _call(amount: int) -> Any:

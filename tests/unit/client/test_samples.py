@@ -8,24 +8,13 @@ from typing import Any
 
 import pytest
 
-from toolcall_sdk import InvalidArgumentError, ToolCallClient, ToolCallFailed, tool
+from toolcall_sdk import InvalidArgumentError, ToolCallClient, ToolCallFailed
 from toolcall_sdk.events import StreamCompleted
 from toolcall_sdk.testing import ScriptedModel, choices, malformed, text, tool_call, tool_calls
 
 from ..conftest import ClientFactory, Ledger
 
 REQUEST = "Invoice CUS-000042 for 12.5 million VND."
-
-
-@pytest.fixture
-def invoice(ledger: Ledger) -> Any:
-    @tool
-    def create_invoice(customer_id: str, amount_vnd: int) -> str:
-        """Create an invoice."""
-        ledger.calls.append(("create_invoice", {"amount_vnd": amount_vnd}))
-        return "INV-1"
-
-    return create_invoice
 
 
 def _call(amount: Any) -> Any:
