@@ -738,9 +738,13 @@ class ToolCallClient(_ClientCore):
             takes the new answer only if it is valid, calls none but those tools and
             leaves fewer listed values out; `"complete"` asks for each left-out call in a
             named request of its tool with the listed values held by the schema, and adds
-            the ones that come back valid, grounded and new. Nothing of the answer runs
-            before. Only a request the conversation ends with is read (not a later step of
-            `run()`). See docs/pipeline.md, "Every call a request asks for".
+            the ones that come back valid, grounded and new; `"continue"` sends the answer,
+            written in the model family's own call format (Qwen2.5-Coder, Qwen2.5), back
+            with the opening of another call of its tool for the model to continue, and
+            adds the calls it writes there that are valid, grounded and new, with every
+            value that differs from the first call's stated by the request. Nothing of the
+            answer runs before. Only a request the conversation ends with is read (not a
+            later step of `run()`). See docs/pipeline.md, "Every call a request asks for".
         samples: Answers per stage-2 request (the server's `n`, at temperature 0.7 where
             `temperature` is unset or 0): where the answer decides, more texts than calls
             answer in text; else the step goes on with the valid, grounded calls most of

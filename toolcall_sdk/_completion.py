@@ -18,6 +18,7 @@ stay the pipeline's. `_listed_values` reads what the request lists.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -25,12 +26,14 @@ from typing import Any, Protocol
 
 from toolcall_sdk._listed_values import (
     ListedValues,
+    call_arguments,
     item_request,
     listed_problems,
     missing_count,
     missing_items,
 )
 from toolcall_sdk._messages import distinct_call_ids
+from toolcall_sdk._next_calls import continuation, continued_calls, continued_format, kept
 from toolcall_sdk._results import Attempt, Problem, ToolCall
 
 __all__ = ["Candidate", "Stage2", "complete"]
@@ -75,6 +78,16 @@ class Stage2(Protocol):
         """The answer's calls and problems against the tools `names` (grounding too)."""
         ...
 
+    @property
+    def model(self) -> str:
+        """The model the client asks (its family's format is the continuation's)."""
+        ...
+
+    def continued(self, text: str, number: int) -> Generator[Any, Any, Candidate | None]:
+        """The step's stage-2 request continuing the assistant turn `text`, recorded as
+        attempt `number`; the answer is text. None when the server failed it."""
+        ...
+
     def send_back(
         self, candidate: Candidate, calls: list[ToolCall], problems: list[Problem]
     ) -> None:
@@ -92,6 +105,8 @@ def complete(
     """The valid answer, or one with the calls it left out (see the module)."""
     if mode == "complete":
         return (yield from _filled_in(port, candidate, calls))
+    if mode == "continue":
+        return (yield from _continued(port, candidate, calls))
     problems = listed_problems(calls, port.request) if mode == "ask" else []
     if not problems:
         return candidate, calls
@@ -154,6 +169,51 @@ def _filled_in(
     names = list(dict.fromkeys(call.name for call in calls))
     all_calls, problems = yield from port.validate(whole, names, whole.attempt.number)
     return (candidate, calls) if problems else (whole, all_calls)
+
+
+def _continued(
+    port: Stage2, candidate: Candidate, calls: list[ToolCall]
+) -> Generator[Any, Any, tuple[Candidate, list[ToolCall]]]:
+    fmt = continued_format(port.model)
+    names = {call.name for call in calls}
+    if fmt is None or len(names) != 1:
+        return candidate, calls  # several tools: a continuation of one would leave others
+    name = calls[0].name
+    written = [(call.name, call_arguments(call)) for call in calls]
+    number = candidate.attempt.number + 1
+    answer = yield from port.continued(continuation(fmt, written, name), number)
+    if answer is None:
+        return candidate, calls  # the server failed the request: the calls in hand stand
+    first, earlier = written[0][1], [arguments for _, arguments in written]
+    joined = [dict(call) for call in candidate.message.get("tool_calls") or ()]
+    for index, arguments in enumerate(continued_calls(fmt, name, _text(answer))):
+        if not kept(first, earlier, arguments, port.request):
+            continue
+        entry = {
+            "id": f"call_continued_{number}_{index}",
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": json.dumps(arguments, ensure_ascii=False, separators=(",", ":")),
+            },
+        }
+        one = Candidate(answer.attempt, {"role": "assistant", "tool_calls": [entry]}, [], {})
+        more, wrong = yield from port.validate(one, [name], number)
+        if not wrong and len(more) == 1:
+            earlier.append(arguments)
+            joined.append(entry)
+    answer.attempt.problems = []
+    if len(joined) == len(calls):
+        return candidate, calls
+    message = distinct_call_ids({**candidate.message, "tool_calls": joined}, taken=port.taken_ids())
+    whole = Candidate(answer.attempt, message, [], {})
+    all_calls, problems = yield from port.validate(whole, [name], number)
+    return (candidate, calls) if problems else (whole, all_calls)
+
+
+def _text(answer: Candidate) -> str:
+    content = answer.message.get("content")
+    return content if isinstance(content, str) else ""
 
 
 def _same_call(call: ToolCall) -> tuple[str, str]:

@@ -43,6 +43,7 @@ __all__ = [
     "LISTED_VALUES",
     "ListedValues",
     "MissingCall",
+    "call_arguments",
     "item_request",
     "listed_problems",
     "missing_count",
@@ -52,10 +53,11 @@ __all__ = [
     "siblings",
 ]
 
-ListedValues = Literal["off", "ask", "complete"]
+ListedValues = Literal["off", "ask", "complete", "continue"]
 """What the pipeline does when a request lists values its answer's calls left out: nothing;
-ask once for the missing calls (`ask`); or ask for each missing call with its listed values
-held by the schema (`complete`)."""
+ask once for the missing calls (`ask`); ask for each missing call with its listed values
+held by the schema (`complete`); or let the model continue its own answer with another call
+and keep the new calls whose values the request states (`continue`, `_next_calls`)."""
 LISTED_VALUES: tuple[ListedValues, ...] = get_args(ListedValues)
 
 # A number as written: thousands groups ("1,500", "12,000.50") first, then a plain or decimal
@@ -319,7 +321,7 @@ def _left_out(
     the value and the listed values beside it that no call used."""
     if not request:
         return {}
-    arguments = {call.id: _arguments(call) for call in calls}
+    arguments = {call.id: call_arguments(call) for call in calls}
     used_anywhere = {
         _key(value) for args in arguments.values() for value in args.values() if _scalar(value)
     }
@@ -344,7 +346,8 @@ def _left_out(
     return found
 
 
-def _arguments(call: ToolCall) -> dict[str, Any]:
+def call_arguments(call: ToolCall) -> dict[str, Any]:
+    """The arguments as the model wrote them (`{}` when they are no JSON object)."""
     try:
         loaded = json.loads(call.raw_arguments)
     except ValueError:

@@ -54,6 +54,7 @@ from toolcall_sdk._messages import (
     assistant_history_entry,
     tool_output_content,
 )
+from toolcall_sdk._next_calls import continued_request
 from toolcall_sdk._recovery import recover_calls
 from toolcall_sdk._results import (
     Attempt,
@@ -740,6 +741,31 @@ class _Port:
         except TransportError:
             return None  # retried and failed: an optional request, the valid answer stands
         return Candidate(attempt, message, attempt.repairs, {})
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    def continued(self, text: str, number: int) -> Generator[Effect, Any, Candidate | None]:
+        params = _call_params(self.config, self.state.history, self.offer.names, may_answer=True)
+        params = continued_request(params, text)
+        try:
+            answer: Answer = yield ChatRequest(STAGE_CALL, params, attempt=number)
+        except DeadlineExceededError:
+            raise
+        except TransportError:
+            return None
+        self.state.usage += answer.usage
+        attempt = Attempt(
+            number=number,
+            request=request_summary(STAGE_CALL, params),
+            raw_message=answer.message,
+            finish_reason=answer.finish_reason,
+            usage=answer.usage,
+            latency_s=answer.latency_s,
+        )
+        self.state.attempts.append(attempt)
+        return Candidate(attempt, dict(answer.message), [], {})
 
     def validate(
         self, candidate: Candidate, names: Sequence[str], number: int

@@ -8,6 +8,7 @@ markup (typer renders them so): they hold no square brackets, and `--help` reads
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -563,6 +564,15 @@ def eval_(
             "answer held to its schema) or grounded (and to the stated values).",
         ),
     ] = "off",
+    listed_values: Annotated[
+        str,
+        typer.Option(
+            "--listed-values",
+            metavar="MODE",
+            help="The full pipeline's answer to a request it gave fewer calls than asked: "
+            "off, ask, complete, or continue (the model's answer continued with another call).",
+        ),
+    ] = "off",
     parallel_tool_calls: Annotated[
         bool,
         typer.Option(
@@ -629,6 +639,7 @@ def eval_(
     from toolcall_sdk._call_tags import CALL_TAG_MODES
     from toolcall_sdk._console import cli_console
     from toolcall_sdk._errors import ToolCallError
+    from toolcall_sdk._listed_values import LISTED_VALUES
     from toolcall_sdk.evals._cli import gather_cases, run_eval_command
     from toolcall_sdk.evals._pipelines import ALL_PIPELINES, EvalSettings
     from toolcall_sdk.evals._preflight import preflight
@@ -646,14 +657,14 @@ def eval_(
         raise typer.BadParameter(
             f"unknown pipeline(s) {unknown}; choose from {', '.join(ALL_PIPELINES)}"
         )
-    if router not in ROUTER_NAMES:
-        raise typer.BadParameter(f"--router must be one of {', '.join(ROUTER_NAMES)}")
     if max_tokens < 0:
         raise typer.BadParameter("--max-tokens must be 0 (the server's default) or more")
-    if grounding not in CHOICES:
-        raise typer.BadParameter(f"--grounding must be one of {', '.join(CHOICES)}")
-    if call_tags not in CALL_TAG_MODES:
-        raise typer.BadParameter(f"--call-tags must be one of {', '.join(CALL_TAG_MODES)}")
+    _check_choices(
+        ("--router", router, ROUTER_NAMES),
+        ("--grounding", grounding, CHOICES),
+        ("--call-tags", call_tags, CALL_TAG_MODES),
+        ("--listed-values", listed_values, LISTED_VALUES),
+    )
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
         chosen = list(pipeline) if pipeline else default_pipelines(loaded)
@@ -674,6 +685,7 @@ def eval_(
         wrong_parser_base_url=wrong_parser_base_url,
         grounding=grounding,
         call_tags=call_tags,
+        listed_values=listed_values,
         parallel_tool_calls=True if parallel_tool_calls else None,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
@@ -973,6 +985,13 @@ def proxy(
     except ProxyConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2) from exc
+
+
+def _check_choices(*options: tuple[str, str, Collection[str]]) -> None:
+    """Refuse an option whose value is none of its choices, naming them."""
+    for flag, value, choices in options:
+        if value not in choices:
+            raise typer.BadParameter(f"{flag} must be one of {', '.join(choices)}")
 
 
 def main() -> None:

@@ -463,3 +463,24 @@ def test_an_unknown_call_tags_mode_is_refused() -> None:
 
     assert result.exit_code == 2
     assert "--call-tags must be one of off, schema, grounded" in result.output
+
+
+def test_listed_values_reach_the_full_pipeline_and_the_report(tmp_path: Path) -> None:
+    model = ScriptedModel(weather)
+
+    with model.serve() as base_url:
+        argv = eval_argv(
+            json_cases(tmp_path), base_url, tmp_path / "out", "--listed-values", "continue"
+        )
+        result = CliRunner().invoke(app, [*argv, "-p", "full"])
+
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["meta"]["listed_values"] == "continue"
+
+
+def test_an_unknown_listed_values_mode_is_refused() -> None:
+    result = CliRunner().invoke(app, ["eval", "--model", "m", "--listed-values", "all"])
+
+    assert result.exit_code == 2
+    assert "--listed-values must be one of off, ask, complete, continue" in result.output

@@ -1,0 +1,142 @@
+"""`_next_calls`: the text a continuation starts from, the calls read from what follows,
+and which of them join the answer (the cases are the 0.5B's own continuations, from
+`benchmarks/next_call_probe.py` on BFCL)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcall_sdk._next_calls import (
+    continuation,
+    continued_calls,
+    continued_format,
+    continued_request,
+    kept,
+)
+
+
+@pytest.mark.parametrize(
+    ("model", "fmt"),
+    [
+        ("Qwen/Qwen2.5-Coder-1.5B-Instruct", "qwen25_coder"),
+        ("Qwen/Qwen2.5-7B-Instruct", "hermes"),
+        ("meta-llama/Llama-3.2-3B-Instruct", None),
+        ("my-model", None),
+    ],
+)
+def test_the_format_comes_from_the_model_family(model: str, fmt: str | None) -> None:
+    assert continued_format(model) == fmt
+
+
+def test_a_fenced_continuation_reads_every_call_the_model_wrote() -> None:
+    text = continuation("qwen25_coder", [("f", {"x": 1})], "f")
+    assert text.endswith('```json\n{\n  "name": "f",\n  "arguments":')
+    written = ' {\n    "x": 2\n  }\n}\n```\n```json\n{"name": "f", "arguments": {"x": 3}}\n```'
+    written += '\n```json\n{"name": "g", "arguments": {"x": 4}}\n```\nThen 5.'
+    assert continued_calls("qwen25_coder", "f", written) == [{"x": 2}, {"x": 3}]
+
+
+def test_a_value_written_bare_is_no_call() -> None:
+    # What the 0.5B wrote after an opening that ended in a space.
+    assert continued_calls("qwen25_coder", "f", ' 10,\n  "units": "meters"\n}\n```') == []
+
+
+@pytest.mark.parametrize(
+    ("request_text", "first", "new", "joins"),
+    [
+        pytest.param(
+            "Play Taylor Swift for 20 minutes and Maroon 5 for 15 minutes.",
+            {"artist": "Taylor Swift", "duration": 20},
+            {"artist": "Maroon 5", "duration": 15},
+            True,
+            id="listed",
+        ),
+        pytest.param(
+            "Get directions from Sydney to Melbourne using the fastest route.",
+            {"start": "Sydney", "end": "Melbourne", "route_type": "fastest"},
+            {"start": "Sydney", "end": "Melbourne", "route_type": "scenic"},
+            False,
+            id="a-value-nobody-gave",
+        ),
+        pytest.param(
+            "Predict the house prices for the next month in New York.",
+            {"location": "New York", "months": 1},
+            {"location": "New York", "months": 2},
+            False,
+            id="a-number-nobody-gave",
+        ),
+        pytest.param(
+            "Find the highest common factor of 36 and 24.",
+            {"number1": 36, "number2": 24},
+            {"number1": 24, "number2": 36},
+            False,
+            id="a-swap",
+        ),
+        pytest.param(
+            "Get me data on precipitation in the Amazon for the last six months and last year.",
+            {"location": "Amazon", "time_frame": "six_months"},
+            {"location": "Amazon", "time_frame": "year"},
+            True,
+            id="a-word-stated",
+        ),
+        pytest.param(
+            "The integral of x^2 - 1 from 0 to 3, and from 1 to 2.",
+            {"polynomial": [1, 0, -1], "limits": [0, 3]},
+            {"polynomial": [1, 0, -1], "limits": [1, 2]},
+            True,
+            id="a-list",
+        ),
+        pytest.param(
+            "A neuron cell in detail, then a muscle cell.",
+            {"cell": "neuron", "detailed": True},
+            {"cell": "muscle", "detailed": False},
+            False,
+            id="a-boolean-is-never-stated",
+        ),
+        pytest.param(
+            "The factorial of 5.",
+            {"number": 5},
+            {"number": 5.0},
+            False,
+            id="a-repeat",
+        ),
+    ],
+)
+def test_a_continued_call_joins_only_with_new_stated_values(
+    request_text: str, first: dict[str, Any], new: dict[str, Any], joins: bool
+) -> None:
+    assert kept(first, [first], new, request_text) is joins
+
+
+def test_a_value_an_earlier_continued_call_used_is_not_new() -> None:
+    request_text = "The factorial of 5, 10 and 15."
+    earlier = [{"number": 5}, {"number": 10}]
+    assert not kept({"number": 5}, earlier, {"number": 10}, request_text)
+    assert kept({"number": 5}, earlier, {"number": 15}, request_text)
+
+
+def test_the_request_continues_the_assistant_turn_as_text() -> None:
+    params = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "f"}}],
+        "tool_choice": "required",
+        "parallel_tool_calls": True,
+        "response_format": {"type": "structural_tag"},
+        "extra_body": {"top_k": 1, "structured_outputs": {"json": {}}},
+        "max_tokens": 50,
+    }
+    request = continued_request(params, "opening")
+    assert request == {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "opening"},
+        ],
+        "tools": params["tools"],
+        "tool_choice": "none",
+        "extra_body": {"top_k": 1, "continue_final_message": True, "add_generation_prompt": False},
+        "max_tokens": 50,
+    }
