@@ -940,6 +940,15 @@ def proxy(
             "schema, or grounded (values held to the ones the messages state).",
         ),
     ] = "off",
+    listed_values: Annotated[
+        str,
+        typer.Option(
+            "--listed-values",
+            metavar="MODE",
+            help="An answer with fewer calls than the request asks for: off, ask, complete, "
+            "or continue (the model's answer continued with another call).",
+        ),
+    ] = "off",
     record: Annotated[
         str | None,
         typer.Option(
@@ -980,6 +989,7 @@ def proxy(
             timeout=timeout,
             grounding=grounding,
             call_tags=call_tags,
+            listed_values=listed_values,
             record=record,
         )
     except ProxyConfigError as exc:

@@ -110,6 +110,7 @@ class ClientCache:
             http_client=self._http_client(),
             grounding=self._config.grounding or False,
             call_tags=self._config.call_tags,
+            listed_values=self._config.listed_values,
             record=self._config.recorder,
             **options,
         )

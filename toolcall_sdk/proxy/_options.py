@@ -13,6 +13,7 @@ import httpx2
 
 from toolcall_sdk import RetryPolicy, ToolCallError
 from toolcall_sdk._call_tags import CALL_TAG_MODES, CallTagMode
+from toolcall_sdk._listed_values import LISTED_VALUES, ListedValues
 from toolcall_sdk._recorder import Recorder
 from toolcall_sdk._traffic import recorder_for
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
@@ -71,6 +72,10 @@ class ProxyOptions(TypedDict, total=False):
         call_tags: What an `auto` answer's call is held to once the model starts it
             (`"off"`, `"schema"`, `"grounded"`: the client's `call_tags=`); the request's
             messages, tool results included, are the stated values.
+        listed_values: What an answer that gives fewer calls than the request asks for
+            gets (`"off"`, `"ask"`, `"complete"`, `"continue"`: the client's
+            `listed_values=`); only a conversation that ends with the user's request is
+            read.
         record: Record each tool request the pipeline served: a folder (a
             `TrafficRecorder` on it, one JSON line per request, `source: "proxy"`,
             `operation: "chat"`) or a recorder object; None records nothing. See
@@ -88,6 +93,7 @@ class ProxyOptions(TypedDict, total=False):
     http_client: httpx2.AsyncClient | None
     grounding: GroundingSpec | str
     call_tags: str
+    listed_values: str
     record: str | os.PathLike[str] | Recorder | None
 
 
@@ -107,6 +113,7 @@ class ProxyConfig:
     http_client: httpx2.AsyncClient | None = None
     grounding: GroundingPolicy | None = None
     call_tags: CallTagMode = "off"
+    listed_values: ListedValues = "off"
     recorder: Recorder | None = None
 
 
@@ -116,7 +123,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     Raises:
         ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
             router, a negative retry count, a timeout that is not a positive number, or an
-            unknown grounding or call tags.
+            unknown grounding, call tags or listed values.
     """
     upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
     if not upstreams:
@@ -149,6 +156,11 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         raise ProxyConfigError(
             f"--call-tags must be one of {', '.join(CALL_TAG_MODES)} (got {call_tags!r})"
         )
+    listed_values = options.get("listed_values", "off")
+    if listed_values not in LISTED_VALUES:
+        raise ProxyConfigError(
+            f"--listed-values must be one of {', '.join(LISTED_VALUES)} (got {listed_values!r})"
+        )
     try:
         given = options.get("grounding", False)
         grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
@@ -167,6 +179,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         http_client=options.get("http_client"),
         grounding=grounding,
         call_tags=call_tags,
+        listed_values=listed_values,
         recorder=_recorder(options.get("record")),
     )
 
