@@ -98,6 +98,18 @@ def halves(cases: Sequence[EvalCase]) -> dict[str, set[str]]:
     return {"dev": {c.id for c in cases[0::2]}, "held-out": {c.id for c in cases[1::2]}}
 
 
+def only_half(
+    cases: Sequence[EvalCase], by_source: Mapping[str, set[str]], half: str | None
+) -> tuple[list[EvalCase], dict[str, set[str]]]:
+    """The cases of one half (`dev` or `held-out`, as `halves` splits them), or all of
+    them where `half` is None; and the case ids by source."""
+    if half is None:
+        return list(cases), dict(by_source)
+    keep = halves(cases)[half]
+    kept = [case for case in cases if case.id in keep]
+    return kept, {source: ids & keep for source, ids in by_source.items()}
+
+
 def summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Pass count and rate, wrong_args, requests and completion tokens per case, and p50
     latency."""
@@ -153,9 +165,12 @@ def report(
     *,
     base: str,
     out: Path | None,
+    half: str | None = None,
 ) -> None:
-    """Print the per-part and per-source tables; write them and every record to `out`."""
-    table = print_table(results, halves(cases), base=base)
+    """Print the per-part and per-source tables; write them and every record to `out`.
+    With `half`, the cases are that half already (`only_half`) and form one part."""
+    parts = {half: {case.id for case in cases}} if half else halves(cases)
+    table = print_table(results, parts, base=base)
     print_sources(results, by_source)
     if out is not None:
         out.write_text(json.dumps({"summary": table, "records": results}, indent=1))

@@ -25,7 +25,7 @@ from pathlib import Path
 if __name__ == "__main__":  # `python benchmarks/listed_values.py`: the repository on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._lever import lever_parser, report, run_modes, sourced_cases
+from benchmarks._lever import lever_parser, only_half, report, run_modes, sourced_cases
 from toolcall_sdk.evals._settings import EvalSettings
 
 SOURCES = ("parallel", "parallel_multiple", "multiple", "simple_python", "invoices")
@@ -35,8 +35,14 @@ MODES = ("off", "ask")
 def main(argv: Sequence[str] | None = None) -> int:
     parser = lever_parser(__doc__, SOURCES, per_source=20)
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument(
+        "--half",
+        choices=("dev", "held-out"),
+        help="run one half of the cases only (even positions: dev; odd: held-out)",
+    )
     args = parser.parse_args(argv)
-    cases, by_source = sourced_cases(args.sources.split(","), args.per_source)
+    every, by_source = sourced_cases(args.sources.split(","), args.per_source)
+    cases, by_source = only_half(every, by_source, args.half)
 
     def settings_for(mode: str) -> EvalSettings:
         return EvalSettings(
@@ -44,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
     results = run_modes(cases, args.modes.split(","), settings_for, concurrency=args.concurrency)
-    report(results, cases, by_source, base="off", out=args.out)
+    report(results, cases, by_source, base="off", out=args.out, half=args.half)
     return 0
 
 

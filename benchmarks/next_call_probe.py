@@ -42,14 +42,11 @@ if __name__ == "__main__":  # `python benchmarks/next_call_probe.py`: the reposi
 import openai
 
 from benchmarks._lever import lever_parser, sourced_cases
+from toolcall_sdk._next_calls import continuation, continued_calls
 from toolcall_sdk.evals._cases import EvalCase, ExpectedCall
 
 SOURCES = ("parallel", "simple_python", "multiple")
-
-
-def _fenced(name: str, arguments: Mapping[str, Any]) -> str:
-    body = json.dumps({"name": name, "arguments": arguments}, indent=2, ensure_ascii=False)
-    return f"```json\n{body}\n```"
+FORMAT = "qwen25_coder"  # the demo models' fenced call objects
 
 
 def _matches(name: str, arguments: Mapping[str, Any], expected: ExpectedCall) -> bool:
@@ -81,12 +78,11 @@ def probe(client: openai.OpenAI, model: str, case: EvalCase) -> dict[str, Any]:
     except ValueError:
         return record
     record["first_right"] = any(_matches(name, arguments, e) for e in case.expected)
-    opening = f'\n```json\n{{\n  "name": "{name}",\n  "arguments": '
     continued = client.chat.completions.create(
         model=model,
         messages=[
             *messages,
-            {"role": "assistant", "content": _fenced(name, arguments) + opening},
+            {"role": "assistant", "content": continuation(FORMAT, [(name, arguments)], name)},
         ],
         tools=tools,
         tool_choice="none",
@@ -95,14 +91,12 @@ def probe(client: openai.OpenAI, model: str, case: EvalCase) -> dict[str, Any]:
         stop=["\n}"],
         extra_body={"continue_final_message": True, "add_generation_prompt": False},
     )
-    text = continued.choices[0].message.content or ""
-    try:
-        second = json.loads(text.strip())
-    except ValueError:
-        second = None
-    if not isinstance(second, dict):  # cut off, or not an arguments object ("15")
+    record["text"] = continued.choices[0].message.content or ""
+    written = continued_calls(FORMAT, name, record["text"] + "\n}")
+    if not written:  # cut off, or not an arguments object (`"arguments": 15, "units": ...`)
         record["second"] = "unreadable"
         return record
+    second = written[0]
     if second == arguments:
         record["second"] = "repeat"
     elif any(_matches(name, second, e) and not _matches(name, arguments, e) for e in case.expected):

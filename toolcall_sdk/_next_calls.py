@@ -45,6 +45,7 @@ __all__ = [
     "continued_format",
     "continued_request",
     "kept",
+    "states_another_number",
 ]
 
 CONTINUED_FORMATS: Final = ("qwen25_coder", "hermes")
@@ -135,6 +136,23 @@ def kept(first: Arguments, earlier: Sequence[Arguments], new: Arguments, request
         return False
     used = {_key(value) for call in earlier for value in _scalars(call)}
     return any(_key(item) not in used for value in changed for item in _scalars(value))
+
+
+def states_another_number(calls: Sequence[Arguments], request: str) -> bool:
+    """Whether the request states a number that no value of the calls has among its
+    readings (a number, or one written inside a string: `CUS-000042`, `2026-12-20`)."""
+    used: set[Decimal] = set()
+    for arguments in calls:
+        for value in _scalars(arguments):
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, (int, float)):
+                used.add(abs(Decimal(str(value))))
+            elif isinstance(value, str):
+                used.update(abs(n) for m in facts_of(value).numbers() for n in m.values)
+    return any(
+        not any(abs(n) in used for n in mention.values) for mention in facts_of(request).numbers()
+    )
 
 
 def _stated(value: Any, request: str) -> bool:

@@ -2,8 +2,9 @@
 
 At temperature 0 the demo model answers a request that lists several values with one call
 (BFCL `parallel`: one call for nearly every request). With `listed_values="complete"` each
-left-out call is asked for in a named request with its listed value held. The tests assert
-the requests and the calls, never a rate.
+left-out call is asked for in a named request with its listed value held; with
+`"continue"` the answer is sent back with the opening of another call and the model writes
+the rest. The tests assert the requests and the calls, never a rate.
 """
 
 from __future__ import annotations
@@ -34,6 +35,21 @@ def spotify_play(artist: str, duration: int) -> str:
     return f"playing {artist} for {duration} minutes"
 
 
+# Requests that list values, each with the tools offered and the calls it asks for.
+LISTED = [
+    (
+        [math_factorial],
+        "What is the factorial of 5, 10 and 15?",
+        [{"number": 5}, {"number": 10}, {"number": 15}],
+    ),
+    (
+        [spotify_play],
+        "Play songs from Taylor Swift for 20 minutes and Maroon 5 for 15 minutes on Spotify.",
+        [{"artist": "Taylor Swift", "duration": 20}, {"artist": "Maroon 5", "duration": 15}],
+    ),
+]
+
+
 def _call(server: Server, tools: list[Any], prompt: str, mode: ListedValues) -> Any:
     client = ToolCallClient(
         base_url=server.base_url,
@@ -48,18 +64,7 @@ def _call(server: Server, tools: list[Any], prompt: str, mode: ListedValues) -> 
 
 @pytest.mark.parametrize(
     ("tools", "prompt", "calls"),
-    [
-        (
-            [math_factorial],
-            "What is the factorial of 5, 10 and 15?",
-            [{"number": 5}, {"number": 10}, {"number": 15}],
-        ),
-        (
-            [spotify_play],
-            "Play songs from Taylor Swift for 20 minutes and Maroon 5 for 15 minutes on Spotify.",
-            [{"artist": "Taylor Swift", "duration": 20}, {"artist": "Maroon 5", "duration": 15}],
-        ),
-    ],
+    LISTED,
     ids=["factorial", "spotify"],
 )
 def test_each_listed_value_gets_its_call(
@@ -73,3 +78,21 @@ def test_each_listed_value_gets_its_call(
     name = tools[0].name
     named = {"type": "function", "function": {"name": name}}
     assert [a.request.tool_choice for a in completed.attempts] == [named] * len(calls)
+
+
+@pytest.mark.parametrize(
+    ("tools", "prompt", "calls"),
+    [*LISTED, ([math_factorial], "What is the factorial of 7?", [{"number": 7}])],
+    ids=["factorial", "spotify", "one-asked"],
+)
+def test_the_continued_answer_writes_each_call_asked_for_and_no_other(
+    demo_server: Server, tools: list[Any], prompt: str, calls: list[dict[str, Any]]
+) -> None:
+    continued = _call(demo_server, tools, prompt, "continue")
+
+    # One request for the answer, one to continue it: the 0.5B writes the other calls
+    # there, and where one was asked it writes {"number": 10}, which the request never
+    # states, so it is dropped.
+    assert [c.arguments.model_dump() for c in continued.calls] == calls
+    named = {"type": "function", "function": {"name": tools[0].name}}
+    assert [a.request.tool_choice for a in continued.attempts] == [named, "none"]

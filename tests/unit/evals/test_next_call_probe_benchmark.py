@@ -11,7 +11,7 @@ import pytest
 from benchmarks.next_call_probe import probe
 from toolcall_sdk import tool
 from toolcall_sdk.evals._cases import EvalCase, ExpectedCall
-from toolcall_sdk.testing import Reply, ScriptedModel, text, tool_call
+from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
 
 @tool
@@ -33,23 +33,22 @@ FIRST = {"stage": 7, "mode": "easy"}
 
 
 @pytest.mark.parametrize(
-    ("continuation", "verdict"),
+    ("written", "verdict"),
     [
-        (text('{"stage": 3, "mode": "hard"}'), "right"),
-        (text('{"stage": 7, "mode": "easy"}'), "repeat"),
-        (text('{"stage": 7, "mode": "hard"}'), "other"),
-        (text('{"stage": 3, "mode": '), "unreadable"),
-        (text("15"), "unreadable"),
+        (' {"stage": 3, "mode": "hard"}', "right"),
+        (' {"stage": 7, "mode": "easy"}', "repeat"),
+        (' {"stage": 7, "mode": "hard"}', "other"),
+        (' {"stage": 3, "mode": ', "unreadable"),
+        (' 15,\n  "mode": "hard"', "unreadable"),
     ],
 )
-def test_the_second_call_is_sorted_against_the_expected_ones(
-    continuation: Reply, verdict: str
-) -> None:
-    model = ScriptedModel([tool_call("game_save_progress", FIRST), continuation])
+def test_the_second_call_is_sorted_against_the_expected_ones(written: str, verdict: str) -> None:
+    model = ScriptedModel([tool_call("game_save_progress", FIRST), text(written)])
 
     with model.serve() as base_url:
         record = probe(openai.OpenAI(base_url=base_url, api_key="k"), "m", CASE)
 
+    assert record.pop("text") == written
     assert record == {"id": "parallel_50", "calls": 1, "first_right": True, "second": verdict}
     first, continued = model.requests
     assert first.json is not None
@@ -60,8 +59,9 @@ def test_the_second_call_is_sorted_against_the_expected_ones(
     last: dict[str, Any] = continued.json["messages"][-1]
     assert last["role"] == "assistant"
     assert last["content"].startswith('```json\n{\n  "name": "game_save_progress",')
+    # The lever's opening: cut before the space the model writes with its brace.
     assert last["content"].endswith(
-        '```\n```json\n{\n  "name": "game_save_progress",\n  "arguments": '
+        '```\n```json\n{\n  "name": "game_save_progress",\n  "arguments":'
     )
 
 
