@@ -14,6 +14,7 @@ from toolcall_sdk._next_calls import (
     continued_format,
     continued_request,
     kept,
+    states_another_number,
 )
 
 
@@ -140,3 +141,23 @@ def test_the_request_continues_the_assistant_turn_as_text() -> None:
         "extra_body": {"top_k": 1, "continue_final_message": True, "add_generation_prompt": False},
         "max_tokens": 50,
     }
+
+
+@pytest.mark.parametrize(
+    ("request_text", "calls", "another"),
+    [
+        ("The factorial of 5, 10 and 15.", [{"number": 5}], True),
+        ("The factorial of 5, 10 and 15.", [{"number": n} for n in (5, 10, 15)], False),
+        (
+            "Invoice CUS-000042 for 12.5 million VND.",
+            [{"id": "CUS-000042", "amount": 12500000}],
+            False,
+        ),
+        ("Rates of USD to AUD and USD to CAD.", [{"base": "USD", "target": "AUD"}], False),
+    ],
+    ids=["left-out", "all-used", "read-in-any-form", "names-only"],
+)
+def test_another_number_is_one_no_call_has_among_its_readings(
+    request_text: str, calls: list[dict[str, Any]], another: bool
+) -> None:
+    assert states_another_number(calls, request_text) is another
