@@ -742,9 +742,13 @@ class ToolCallClient(_ClientCore):
             written in the model family's own call format (Qwen2.5-Coder, Qwen2.5), back
             with the opening of another call of its tool for the model to continue, and
             adds the calls it writes there that are valid, grounded and new, with every
-            value that differs from the first call's stated by the request. Nothing of the
-            answer runs before. Only a request the conversation ends with is read (not a
-            later step of `run()`). See docs/pipeline.md, "Every call a request asks for".
+            value that differs from the first call's stated by the request;
+            `"continue_listed"` does the same only where the request states a value the
+            calls left out (a number written in digits that no call used, or a name listed
+            with "and" or "or" beside one a call used), so that an answer with nothing left
+            out costs no request. Nothing of the answer runs before. Only a request the
+            conversation ends with is read (not a later step of `run()`). See
+            docs/pipeline.md, "Every call a request asks for".
         samples: Answers per stage-2 request (the server's `n`, at temperature 0.7 where
             `temperature` is unset or 0): where the answer decides, more texts than calls
             answer in text; else the step goes on with the valid, grounded calls most of

@@ -33,7 +33,13 @@ from toolcall_sdk._listed_values import (
     missing_items,
 )
 from toolcall_sdk._messages import distinct_call_ids
-from toolcall_sdk._next_calls import continuation, continued_calls, continued_format, kept
+from toolcall_sdk._next_calls import (
+    continuation,
+    continued_calls,
+    continued_format,
+    kept,
+    lists_more,
+)
 from toolcall_sdk._results import Attempt, Problem, ToolCall
 
 __all__ = ["Candidate", "Stage2", "complete"]
@@ -105,7 +111,10 @@ def complete(
     """The valid answer, or one with the calls it left out (see the module)."""
     if mode == "complete":
         return (yield from _filled_in(port, candidate, calls))
-    if mode == "continue":
+    if mode == "continue" or (
+        mode == "continue_listed"
+        and lists_more([call_arguments(call) for call in calls], port.request)
+    ):
         return (yield from _continued(port, candidate, calls))
     problems = listed_problems(calls, port.request) if mode == "ask" else []
     if not problems:

@@ -53,11 +53,13 @@ __all__ = [
     "siblings",
 ]
 
-ListedValues = Literal["off", "ask", "complete", "continue"]
+ListedValues = Literal["off", "ask", "complete", "continue", "continue_listed"]
 """What the pipeline does when a request lists values its answer's calls left out: nothing;
 ask once for the missing calls (`ask`); ask for each missing call with its listed values
-held by the schema (`complete`); or let the model continue its own answer with another call
-and keep the new calls whose values the request states (`continue`, `_next_calls`)."""
+held by the schema (`complete`); let the model continue its own answer with another call
+and keep the new calls whose values the request states (`continue`, `_next_calls`); or the
+same only where the request states a value the calls left out (`continue_listed`:
+`_next_calls.lists_more`)."""
 LISTED_VALUES: tuple[ListedValues, ...] = get_args(ListedValues)
 
 # A number as written: thousands groups ("1,500", "12,000.50") first, then a plain or decimal

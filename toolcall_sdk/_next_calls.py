@@ -29,6 +29,7 @@ Qwen2.5 family's own template). For any other model the lever does nothing.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
@@ -45,6 +46,8 @@ __all__ = [
     "continued_format",
     "continued_request",
     "kept",
+    "lists_more",
+    "names_another",
     "states_another_number",
 ]
 
@@ -53,6 +56,14 @@ CONTINUED_FORMATS: Final = ("qwen25_coder", "hermes")
 MAX_CONTINUED: Final = 8
 
 Arguments = Mapping[str, Any]
+
+_DIGITS: Final = re.compile(r"\d+")
+_QUOTES: Final = "'\"\u2018\u201c"
+# After a name: a closing quote, then "and" / "or" / "&" / "vs" (a comma before it allowed),
+# then the next name's first word: capitalised, a digit, or quoted.
+_NAME_LISTED: Final = re.compile(
+    r"""['"\u2019\u201d]?,?\s+(?:and|or|&|vs\.?|versus)\s+['"\u2018\u201c]?([A-Z0-9][^\s,.;:!?'"]*)"""
+)
 
 
 def _fenced(name: str, arguments: Arguments) -> str:
@@ -138,9 +149,19 @@ def kept(first: Arguments, earlier: Sequence[Arguments], new: Arguments, request
     return any(_key(item) not in used for value in changed for item in _scalars(value))
 
 
+def lists_more(calls: Sequence[Arguments], request: str) -> bool:
+    """Whether the request states a value the calls left out, so that a continuation is
+    worth its request (`listed_values="continue_listed"`): a number written in digits
+    (`states_another_number`) or a name listed beside one a call used
+    (`names_another`)."""
+    return states_another_number(calls, request) or names_another(calls, request)
+
+
 def states_another_number(calls: Sequence[Arguments], request: str) -> bool:
-    """Whether the request states a number that no value of the calls has among its
-    readings (a number, or one written inside a string: `CUS-000042`, `2026-12-20`)."""
+    """Whether the request writes, in digits, a number that no value of the calls has
+    among its readings: a number, or digits inside a string (`CUS-000042`, `2026-12-20`).
+    Numbers in words ("two cities", "issued twice") and exponents (`m/s^2`) count for
+    nothing: they are almost never a value left out."""
     used: set[Decimal] = set()
     for arguments in calls:
         for value in _scalars(arguments):
@@ -150,9 +171,37 @@ def states_another_number(calls: Sequence[Arguments], request: str) -> bool:
                 used.add(abs(Decimal(str(value))))
             elif isinstance(value, str):
                 used.update(abs(n) for m in facts_of(value).numbers() for n in m.values)
+                used.update(Decimal(digits) for digits in _DIGITS.findall(value))
     return any(
-        not any(abs(n) in used for n in mention.values) for mention in facts_of(request).numbers()
+        _in_digits(mention.quote)
+        and request[: mention.start].rstrip()[-1:] != "^"
+        and not any(abs(n) in used for n in mention.values)
+        for mention in facts_of(request).numbers()
     )
+
+
+def names_another(calls: Sequence[Arguments], request: str) -> bool:
+    """Whether the request lists a name beside one a call used: a capitalised or quoted
+    string value followed by "and", "or", "&" or "vs" and a capitalised word, a digit or
+    a quote that opens no string any call used ("Berlin and Paris", "'Climate Change'
+    and 'Artificial Intelligence'"). Lower-case words are left alone: "highways and toll
+    roads" is one value more often than two."""
+    strings = [v for arguments in calls for v in _scalars(arguments) if isinstance(v, str)]
+    openings = {words[0] for value in strings if (words := value.casefold().split())}
+    folded = request.casefold()
+    for value in strings:
+        name = value.strip()
+        start = folded.find(name.casefold()) if len(name) > 1 else -1
+        if start < 0 or not (name[0].isupper() or request[start - 1 : start] in _QUOTES):
+            continue
+        listed = _NAME_LISTED.match(request, start + len(name))
+        if listed and listed.group(1).casefold() not in openings:
+            return True
+    return False
+
+
+def _in_digits(quote: str) -> bool:
+    return any(ch.isdigit() for ch in quote)
 
 
 def _stated(value: Any, request: str) -> bool:

@@ -570,7 +570,8 @@ def eval_(
             "--listed-values",
             metavar="MODE",
             help="The full pipeline's answer to a request it gave fewer calls than asked: "
-            "off, ask, complete, or continue (the model's answer continued with another call).",
+            "off, ask, complete, continue (the model's answer continued with another call), "
+            "or continue_listed (only where the request states a value the calls left out).",
         ),
     ] = "off",
     parallel_tool_calls: Annotated[
@@ -946,7 +947,8 @@ def proxy(
             "--listed-values",
             metavar="MODE",
             help="An answer with fewer calls than the request asks for: off, ask, complete, "
-            "or continue (the model's answer continued with another call).",
+            "continue (the model's answer continued with another call), or continue_listed "
+            "(only where the request states a value the calls left out).",
         ),
     ] = "off",
     record: Annotated[

@@ -14,6 +14,8 @@ from toolcall_sdk._next_calls import (
     continued_format,
     continued_request,
     kept,
+    lists_more,
+    names_another,
     states_another_number,
 )
 
@@ -154,10 +156,61 @@ def test_the_request_continues_the_assistant_turn_as_text() -> None:
             False,
         ),
         ("Rates of USD to AUD and USD to CAD.", [{"base": "USD", "target": "AUD"}], False),
+        ("Invoice cus 872835, due 2027-01-20.", [{"id": "CUS-872835", "due": "2027-01-20"}], False),
+        ("Cancel INV-414842, it was issued twice.", [{"id": "INV-414842"}], False),
+        ("Accelerated at 4 m/s^2 over 30 m.", [{"a": 4, "d": 30}], False),
+        ("Accelerated at 4 m/s^2 over 30 m and 50 m.", [{"a": 4, "d": 30}], True),
     ],
-    ids=["left-out", "all-used", "read-in-any-form", "names-only"],
+    ids=[
+        "left-out",
+        "all-used",
+        "read-in-any-form",
+        "names-only",
+        "digits-inside-a-string",
+        "a-number-in-words",
+        "an-exponent",
+        "after-an-exponent",
+    ],
 )
 def test_another_number_is_one_no_call_has_among_its_readings(
     request_text: str, calls: list[dict[str, Any]], another: bool
 ) -> None:
     assert states_another_number(calls, request_text) is another
+
+
+@pytest.mark.parametrize(
+    ("request_text", "calls", "another"),
+    [
+        ("Concerts near Berlin and Paris next Friday.", [{"city": "Berlin"}], True),
+        ("Concerts near Berlin and Paris.", [{"city": "Berlin"}, {"city": "Paris"}], False),
+        (
+            "News on 'Climate Change' and 'Artificial Intelligence'.",
+            [{"t": "Climate Change"}],
+            True,
+        ),
+        ("Rates of USD to AUD or CAD.", [{"base": "USD", "target": "AUD"}], True),
+        ("Directions avoiding highways and toll roads.", [{"avoid": "highways"}], False),
+        ("Weather in Berlin, Germany.", [{"city": "Berlin"}], False),
+        ("Weather in Berlin and then book a table.", [{"city": "Berlin"}], False),
+    ],
+    ids=[
+        "listed",
+        "all-used",
+        "quoted",
+        "or",
+        "lower-case",
+        "a-comma-alone",
+        "a-sentence-goes-on",
+    ],
+)
+def test_another_name_is_listed_beside_one_a_call_used(
+    request_text: str, calls: list[dict[str, Any]], another: bool
+) -> None:
+    assert names_another(calls, request_text) is another
+
+
+def test_lists_more_is_either() -> None:
+    assert lists_more([{"number": 5}], "The factorial of 5 and 7.")
+    assert lists_more([{"city": "Berlin"}], "Berlin and Paris")
+    assert not lists_more([{"number": 5}], "The factorial of 5.")
+    assert not lists_more([{"number": 5}], "")

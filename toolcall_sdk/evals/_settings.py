@@ -50,8 +50,8 @@ class EvalSettings:
         call_tags: The `full` pipeline's call tags (`off`, `schema`, `grounded`: the
             client's `call_tags=`).
         listed_values: The `full` pipeline's answer to a request that lists more values
-            than its calls used (`off`, `ask`, `complete`, `continue`: the client's
-            `listed_values=`).
+            than its calls used (`off`, `ask`, `complete`, `continue`,
+            `continue_listed`: the client's `listed_values=`).
         samples: The `full` pipeline's answers per stage-2 request (the client's
             `samples=`; 1 asks for one).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True

@@ -73,7 +73,7 @@ class ProxyOptions(TypedDict, total=False):
             (`"off"`, `"schema"`, `"grounded"`: the client's `call_tags=`); the request's
             messages, tool results included, are the stated values.
         listed_values: What an answer that gives fewer calls than the request asks for
-            gets (`"off"`, `"ask"`, `"complete"`, `"continue"`: the client's
+            gets (`"off"`, `"ask"`, `"complete"`, `"continue"`, `"continue_listed"`: the client's
             `listed_values=`); only a conversation that ends with the user's request is
             read.
         record: Record each tool request the pipeline served: a folder (a

@@ -177,3 +177,54 @@ def test_a_failed_continuation_loses_the_valid_answer_in_hand(
     assert ledger.calls == [("math_factorial", {"number": 5})]
     assert [call.arguments.model_dump()["number"] for call in result.calls] == [5]
     assert [m["role"] for m in result.messages] == ["user", "assistant", "tool"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        pytest.param("What is the factorial of 5?", id="nothing-else-stated"),
+        pytest.param("What is the factorial of five and of ten?", id="numbers-in-words"),
+        pytest.param("Factorial of 5, for my two kids.", id="a-count-in-words"),
+    ],
+)
+def test_continue_listed_sends_no_continuation_where_nothing_is_left_out(
+    make_client: ClientFactory, factorial: Any, ledger: Ledger, request_text: str
+) -> None:
+    model = ScriptedModel([tool_call("math_factorial", {"number": 5})])
+    client = make_client(model, [factorial], model_id=CODER, listed_values="continue_listed")
+
+    result = client.run(request_text)
+
+    # One request, no continuation: the script holds one answer, and a second request
+    # would find none.
+    assert len(model.calls_for("call")) == 1
+    assert ledger.calls == [("math_factorial", {"number": 5})]
+    assert len(result.attempts) == 1
+
+
+def test_continue_listed_continues_where_the_request_states_another_number(
+    make_client: ClientFactory, factorial: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel([tool_call("math_factorial", {"number": 5}), text(CONTINUED)])
+    client = make_client(model, [factorial], model_id=CODER, listed_values="continue_listed")
+
+    client.run(REQUEST)
+
+    assert len(model.calls_for("call")) == 2
+    assert ledger.calls == [("math_factorial", {"number": n}) for n in (5, 10, 15)]
+
+
+def test_continue_listed_continues_where_the_request_lists_another_name(
+    make_client: ClientFactory, weather: Any, ledger: Ledger
+) -> None:
+    model = ScriptedModel(
+        [tool_call("get_weather", {"city": "Berlin"}), text(' {"city": "Paris"}\n}\n```')]
+    )
+    client = make_client(model, [weather], model_id=CODER, listed_values="continue_listed")
+
+    client.run("What's the weather in Berlin and Paris today?")
+
+    continued = model.calls_for("call")[1].json
+    assert continued is not None
+    assert continued["messages"][-1]["content"].endswith('"name": "get_weather",\n  "arguments":')
+    assert ledger.calls == [("get_weather", {"city": "Berlin"}), ("get_weather", {"city": "Paris"})]
