@@ -32,6 +32,7 @@ from rich.console import Console
 
 from toolcall_sdk._call_tags import CALL_TAG_MODES
 from toolcall_sdk._errors import ToolCallError
+from toolcall_sdk._listed_values import LISTED_VALUES
 from toolcall_sdk.evals._cli import gather_cases, run_eval_command
 from toolcall_sdk.evals._files import JSON_FILE, write_reports
 from toolcall_sdk.evals._outdir import RESULTS_FILE
@@ -75,6 +76,12 @@ def _parser() -> argparse.ArgumentParser:
         default="off",
         choices=CALL_TAG_MODES,
         help="the full pipeline's call_tags",
+    )
+    parser.add_argument(
+        "--listed-values",
+        default=EvalSettings.listed_values,
+        choices=LISTED_VALUES,
+        help="the full pipeline's listed_values (default: the client's)",
     )
     parser.add_argument(
         "--parallel-calls",
@@ -132,6 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         wrong_parser_base_url=args.wrong_parser_base_url,
         grounding=args.grounding,
         call_tags=args.call_tags,
+        listed_values=args.listed_values,
         parallel_tool_calls=args.parallel_tool_calls,
     )
     out = Path(args.out)

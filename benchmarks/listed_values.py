@@ -1,5 +1,6 @@
-"""Every call a request asks for, on a live server: the `full` rung with `listed_values`
-off and `ask`, over the same cases in one run.
+"""Every call a request asks for, on a live server: the `full` rung once per
+`listed_values` mode (`off`, `ask`, `complete`, `continue`, `continue_listed`), over the
+same cases in one run.
 
 The cases are BFCL `parallel` (requests that list several values: one call each),
 `multiple` and `simple_python` (one call: a check that asking costs them nothing) and the
@@ -11,7 +12,7 @@ Printed per mode and part: pass count, the difference against `off` measured in 
 run, wrong_args, requests per case and p50 latency; then per source.
 
     python benchmarks/listed_values.py --base-url URL --model NAME [--per-source 20]
-        [--modes off,ask] [--out FILE.json]
+        [--modes off,continue_listed] [--half dev|held-out] [--out FILE.json]
 
 Needs `pip install --no-deps bfcl-eval==2026.3.23` for the BFCL cases.
 """

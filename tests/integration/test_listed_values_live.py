@@ -4,7 +4,8 @@ At temperature 0 the demo model answers a request that lists several values with
 (BFCL `parallel`: one call for nearly every request). With `listed_values="complete"` each
 left-out call is asked for in a named request with its listed value held; with
 `"continue"` the answer is sent back with the opening of another call and the model writes
-the rest. The tests assert the requests and the calls, never a rate.
+the rest; `"continue_listed"` does that only where the request states a value the answer's
+calls left out. The tests assert the requests and the calls, never a rate.
 """
 
 from __future__ import annotations
@@ -96,3 +97,20 @@ def test_the_continued_answer_writes_each_call_asked_for_and_no_other(
     assert [c.arguments.model_dump() for c in continued.calls] == calls
     named = {"type": "function", "function": {"name": tools[0].name}}
     assert [a.request.tool_choice for a in continued.attempts] == [named, "none"]
+
+
+@pytest.mark.parametrize(
+    ("tools", "prompt", "calls"),
+    [LISTED[0], ([math_factorial], "What is the factorial of 7?", [{"number": 7}])],
+    ids=["listed", "one-asked"],
+)
+def test_continue_listed_continues_only_where_the_request_states_more(
+    demo_server: Server, tools: list[Any], prompt: str, calls: list[dict[str, Any]]
+) -> None:
+    answer = _call(demo_server, tools, prompt, "continue_listed")
+
+    assert [c.arguments.model_dump() for c in answer.calls] == calls
+    named = {"type": "function", "function": {"name": tools[0].name}}
+    # "the factorial of 7" states nothing the call left out: no continuation is sent.
+    expected = [named, "none"] if len(calls) > 1 else [named]
+    assert [a.request.tool_choice for a in answer.attempts] == expected

@@ -40,6 +40,7 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
 
     with main_server.serve() as base_url, wrong_server.serve() as wrong_url:
         argv = ["--base-url", base_url, "--wrong-parser-base-url", wrong_url]
+        argv += ["--listed-values", "continue"]
         code = main([*argv, "--per-source", "2", "--out", str(out), "--router", "always"])
 
     printed = capsys.readouterr().out
@@ -60,6 +61,7 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
         assert report["cases"] == 2
         assert report["meta"]["max_tokens"] == 256
         assert report["meta"]["wrong_parser_base_url"] == wrong_url
+        assert report["meta"]["listed_values"] == "continue"
         assert (out / name / "ladder.svg").exists()
     invoices = json.loads((out / "invoices" / "report.json").read_text())
     assert len({r["category"] for r in invoices["records"]}) == 2  # spread, not the first two
