@@ -1,15 +1,17 @@
 """Every call a request asks for: a request that lists three values gets three calls.
 
     TOOLCALL_BASE_URL=http://localhost:8000/v1 TOOLCALL_MODEL=Qwen/Qwen2.5-Coder-0.5B-Instruct \
-        TOOLCALL_LISTED_VALUES=continue python examples/listed_values.py
+        python examples/listed_values.py
 
 Asked "What is the factorial of 5, 10 and 15?", a small model writes one call, for 5, and
 stops. Nothing runs until the answer is complete; then each function runs once per value.
 
-- `listed_values="continue"` (the default here) sends the answer back, written as the model
-  writes its calls, with the opening of another call after it, and lets the model go on:
-  the 0.5B writes the calls for 10 and 15 there. A call joins only if it is valid, new, and
-  the request states every value in which it differs from the first call.
+- `listed_values="continue_listed"` (the client's default) sends the answer back, written as
+  the model writes its calls, with the opening of another call after it, and lets the model
+  go on: the 0.5B writes the calls for 10 and 15 there. A call joins only if it is valid,
+  new, and the request states every value in which it differs from the first call. It does
+  this only where the request states a value the calls left out (here 10 and 15), so "What
+  is the factorial of 5?" costs one request. `continue` does it for every one-tool answer.
 - `listed_values="complete"` reads the values the request lists beside the one the call used
   (10 and 15) and asks for each left-out call in a named request with that value held by
   the schema.
@@ -44,7 +46,7 @@ def _scripted(mode: str) -> ToolCallClient:
     from toolcall_sdk.testing import ScriptedModel, text, tool_call
 
     replies: list[Any] = [tool_call("math_factorial", {"number": 5})]
-    if mode == "continue":
+    if mode in ("continue", "continue_listed"):
         replies.append(text(CONTINUED))
     else:
         replies += [tool_call("math_factorial", {"number": n}) for n in (10, 15)]
@@ -61,7 +63,7 @@ def _scripted(mode: str) -> ToolCallClient:
 
 def main() -> None:
     request = "What is the factorial of 5, 10 and 15?"
-    mode = os.environ.get("TOOLCALL_LISTED_VALUES", "continue")
+    mode = os.environ.get("TOOLCALL_LISTED_VALUES", "continue_listed")
     base_url = os.environ.get("TOOLCALL_BASE_URL")
     if base_url:
         client = ToolCallClient(

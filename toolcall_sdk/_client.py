@@ -733,7 +733,7 @@ class ToolCallClient(_ClientCore):
             after that. See docs/pipeline.md, "Calls held once they start".
         listed_values: What to do with a valid answer whose calls leave out values the
             request lists beside the ones they used ("the factorial of 5, 10 and 15"
-            answered with one call): `"off"` (the default) takes it; `"ask"` sends it back
+            answered with one call): `"off"` takes it; `"ask"` sends it back
             once, with what it left out, under an unnamed `required` of its own tools, and
             takes the new answer only if it is valid, calls none but those tools and
             leaves fewer listed values out; `"complete"` asks for each left-out call in a
@@ -746,8 +746,8 @@ class ToolCallClient(_ClientCore):
             `"continue_listed"` does the same only where the request states a value the
             calls left out (a number written in digits that no call used, or a name listed
             with "and" or "or" beside one a call used), so that an answer with nothing left
-            out costs no request. Nothing of the answer runs before. Only a request the
-            conversation ends with is read (not a later step of `run()`). See
+            out costs no request (the default). Nothing of the answer runs before. Only a
+            request the conversation ends with is read (not a later step of `run()`). See
             docs/pipeline.md, "Every call a request asks for".
         samples: Answers per stage-2 request (the server's `n`, at temperature 0.7 where
             `temperature` is unset or 0): where the answer decides, more texts than calls

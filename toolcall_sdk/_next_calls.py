@@ -60,10 +60,11 @@ Arguments = Mapping[str, Any]
 _DIGITS: Final = re.compile(r"\d+")
 _QUOTES: Final = "'\"\u2018\u201c"
 # After a name: a closing quote, then "and" / "or" / "&" / "vs" (a comma before it allowed),
-# then the next name's first word: capitalised, a digit, or quoted.
+# then the words up to the next comma or stop.
 _NAME_LISTED: Final = re.compile(
-    r"""['"\u2019\u201d]?,?\s+(?:and|or|&|vs\.?|versus)\s+['"\u2018\u201c]?([A-Z0-9][^\s,.;:!?'"]*)"""
+    r"""['"\u2019\u201d]?,?\s+(?:and|or|&|vs\.?|versus)\s+([^,;:!?()]*)"""
 )
+_TRIM: Final = "'\"\u2018\u2019\u201c\u201d.,;:!?"
 
 
 def _fenced(name: str, arguments: Arguments) -> str:
@@ -182,12 +183,12 @@ def states_another_number(calls: Sequence[Arguments], request: str) -> bool:
 
 def names_another(calls: Sequence[Arguments], request: str) -> bool:
     """Whether the request lists a name beside one a call used: a capitalised or quoted
-    string value followed by "and", "or", "&" or "vs" and a capitalised word, a digit or
-    a quote that opens no string any call used ("Berlin and Paris", "'Climate Change'
-    and 'Artificial Intelligence'"). Lower-case words are left alone: "highways and toll
-    roads" is one value more often than two."""
+    string value followed by "and", "or", "&" or "vs", then within four words a capitalised
+    word or a number that no string of the calls holds ("Berlin and Paris", "'Climate
+    Change' and 'Artificial Intelligence'", "USD to AUD and USD to CAD"). Lower-case words
+    are left alone: "highways and toll roads" is one value more often than two."""
     strings = [v for arguments in calls for v in _scalars(arguments) if isinstance(v, str)]
-    openings = {words[0] for value in strings if (words := value.casefold().split())}
+    used = {word.strip(_TRIM) for value in strings for word in value.casefold().split()}
     folded = request.casefold()
     for value in strings:
         name = value.strip()
@@ -195,7 +196,10 @@ def names_another(calls: Sequence[Arguments], request: str) -> bool:
         if start < 0 or not (name[0].isupper() or request[start - 1 : start] in _QUOTES):
             continue
         listed = _NAME_LISTED.match(request, start + len(name))
-        if listed and listed.group(1).casefold() not in openings:
+        if listed is None:
+            continue
+        words = [word.strip(_TRIM) for word in listed.group(1).split()[:4]]
+        if any(w[:1].isupper() or w[:1].isdigit() for w in words if w.casefold() not in used):
             return True
     return False
 

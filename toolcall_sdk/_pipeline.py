@@ -143,7 +143,7 @@ class Config:
     call_tags: CallTagMode = "off"
     tag_support: TagSupport = field(default_factory=TagSupport)
     # Whether an answer that leaves out values the request lists is asked to complete.
-    listed_values: ListedValues = "off"
+    listed_values: ListedValues = "continue_listed"
     samples: int = 1  # answers per stage-2 request, one kept by vote (_sampling)
     examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 

@@ -573,7 +573,7 @@ def eval_(
             "off, ask, complete, continue (the model's answer continued with another call), "
             "or continue_listed (only where the request states a value the calls left out).",
         ),
-    ] = "off",
+    ] = "continue_listed",
     parallel_tool_calls: Annotated[
         bool,
         typer.Option(
@@ -950,7 +950,7 @@ def proxy(
             "continue (the model's answer continued with another call), or continue_listed "
             "(only where the request states a value the calls left out).",
         ),
-    ] = "off",
+    ] = "continue_listed",
     record: Annotated[
         str | None,
         typer.Option(

@@ -229,3 +229,15 @@ def test_call_tags_holds_the_auto_answers_values_and_shows_the_tag() -> None:
     assert "request 1 (auto): held create_invoice:/amount_vnd, create_invoice:/due_date" in out
     assert 'triggers: ["{\\"name\\": \\"create_invoice\\""]' in out
     assert "amount_vnd=12500000" in out
+
+
+@pytest.mark.parametrize(
+    ("mode", "requests"),
+    [("continue_listed", 2), ("continue", 2), ("complete", 3)],
+)
+def test_listed_values_gives_each_listed_value_its_call(mode: str, requests: int) -> None:
+    out = _run("listed_values.py", TOOLCALL_LISTED_VALUES=mode)
+
+    assert f"listed_values={mode!r}: {requests} request(s) for 3 call(s)" in out
+    for number, value in ((5, 120), (10, 3628800), (15, 1307674368000)):
+        assert f"math_factorial(MathFactorial(number={number})) -> {value}" in out

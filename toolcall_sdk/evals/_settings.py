@@ -74,7 +74,7 @@ class EvalSettings:
     grounding: str = "off"
     grounded_decoding: str = "off"
     call_tags: str = "off"
-    listed_values: str = "off"
+    listed_values: str = "continue_listed"
     samples: int = 1
     parallel_tool_calls: bool | None = None
     examples: ExamplesSpec = None

@@ -113,7 +113,7 @@ class ProxyConfig:
     http_client: httpx2.AsyncClient | None = None
     grounding: GroundingPolicy | None = None
     call_tags: CallTagMode = "off"
-    listed_values: ListedValues = "off"
+    listed_values: ListedValues = "continue_listed"
     recorder: Recorder | None = None
 
 
