@@ -19,6 +19,7 @@ Needs `pip install -e '.[cli]'` and `pip install --no-deps bfcl-eval==2026.3.23`
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -52,6 +53,11 @@ SUMMARY_FILE: Final = "summary.md"
 COMBINED_DIR: Final = "all"
 
 
+def _default(name: str) -> Any:
+    """An `EvalSettings` field's default (the client's)."""
+    return next(f.default for f in dataclasses.fields(EvalSettings) if f.name == name)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--base-url", required=True, help="the server with the plugin parser")
@@ -79,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--listed-values",
-        default=EvalSettings.listed_values,
+        default=_default("listed_values"),
         choices=LISTED_VALUES,
         help="the full pipeline's listed_values (default: the client's)",
     )

@@ -18,7 +18,7 @@ if importlib.util.find_spec("bfcl_eval") is None:
         allow_module_level=True,
     )
 
-from benchmarks.ladder import main
+from benchmarks.ladder import _parser, main
 
 SOURCES = ["invoices", "bfcl-simple_python", "bfcl-multiple", "bfcl-parallel", "bfcl-irrelevance"]
 
@@ -40,7 +40,6 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
 
     with main_server.serve() as base_url, wrong_server.serve() as wrong_url:
         argv = ["--base-url", base_url, "--wrong-parser-base-url", wrong_url]
-        argv += ["--listed-values", "continue"]
         code = main([*argv, "--per-source", "2", "--out", str(out), "--router", "always"])
 
     printed = capsys.readouterr().out
@@ -61,7 +60,7 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
         assert report["cases"] == 2
         assert report["meta"]["max_tokens"] == 256
         assert report["meta"]["wrong_parser_base_url"] == wrong_url
-        assert report["meta"]["listed_values"] == "continue"
+        assert report["meta"]["listed_values"] == "continue_listed"  # the client's default
         assert (out / name / "ladder.svg").exists()
     invoices = json.loads((out / "invoices" / "report.json").read_text())
     assert len({r["category"] for r in invoices["records"]}) == 2  # spread, not the first two
@@ -78,3 +77,10 @@ def test_the_script_runs_six_rungs_per_source_and_writes_a_summary(
     assert "\x1b" not in printed
     progress = re.findall(r"^eval: (\d+)/12 done, .* elapsed, \d+ failed$", printed, re.M)
     assert progress.count("12") == len(SOURCES)  # each source ends with its last line
+
+
+def test_the_full_rungs_listed_values_can_be_chosen() -> None:
+    args = _parser().parse_args(["--base-url", "http://x/v1", "--listed-values", "off"])
+    assert args.listed_values == "off"
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--base-url", "http://x/v1", "--listed-values", "some"])
