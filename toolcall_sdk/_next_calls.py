@@ -193,7 +193,8 @@ def names_another(calls: Sequence[Arguments], request: str) -> bool:
     for value in strings:
         name = value.strip()
         start = folded.find(name.casefold()) if len(name) > 1 else -1
-        if start < 0 or not (name[0].isupper() or request[start - 1 : start] in _QUOTES):
+        quoted = start > 0 and request[start - 1] in _QUOTES
+        if start < 0 or not (name[0].isupper() or quoted):
             continue
         listed = _NAME_LISTED.match(request, start + len(name))
         if listed is None:

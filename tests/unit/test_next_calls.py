@@ -197,6 +197,7 @@ def test_another_number_is_one_no_call_has_among_its_readings(
         ),
         ("Directions avoiding highways and toll roads.", [{"avoid": "highways"}], False),
         ("Weather in Berlin, Germany.", [{"city": "Berlin"}], False),
+        ("weather and Paris", [{"topic": "weather"}], False),
         ("Weather in Berlin and then book a table.", [{"city": "Berlin"}], False),
     ],
     ids=[
@@ -208,6 +209,7 @@ def test_another_number_is_one_no_call_has_among_its_readings(
         "two-fields-of-one-call",
         "lower-case",
         "a-comma-alone",
+        "lower-case-at-the-start",
         "a-sentence-goes-on",
     ],
 )
