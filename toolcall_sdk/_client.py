@@ -719,10 +719,12 @@ class ToolCallClient(_ClientCore):
         grounded_decoding: Hold a forced request's values to the conversation's while
             they are decoded: each number, date and pattern identifier field of the offered
             tools gets the values the conversation states as an `enum` (vLLM decodes
-            `required` and named choices under the schema). `"off"` (the default), `"retry"`
-            (only the retry after an `ungrounded` finding) or `"forced"` (every forced
-            request). `Derived()` fields, fields with no stated candidate and `auto`
-            requests are never held. See docs/grounding.md, "Grounded decoding".
+            `required` and named choices under the schema). `"off"` (the default: only a
+            forced retry's fields whose values the answer before had refused, held to the
+            stated values less the refused), `"retry"` (every field of the retry after an
+            `ungrounded` finding) or `"forced"` (every forced request). `Derived()` fields,
+            fields with no stated candidate and `auto` requests are never held. See
+            docs/grounding.md, "Grounded decoding".
         call_tags: Hold an `auto` answer's call to its tool's schema once the model starts
             it: the request carries an xgrammar structural tag, triggered by the call
             object the model writes (`{"name": "create_invoice"`, compact or indented), so

@@ -73,7 +73,8 @@ from toolcall_sdk._validation import check_answer
 from toolcall_sdk._wire import STAGE_ANSWER, STAGE_CALL, STAGE_ROUTE
 from toolcall_sdk.grounding import FULL_POLICY, GroundingPolicy
 from toolcall_sdk.grounding._check import Grounder
-from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request, switched_tool
+from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request
+from toolcall_sdk.grounding._implied import implied_policy
 from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
@@ -430,13 +431,11 @@ def _checked(
         finish_reason=attempt.finish_reason,
         repairs=repairs,
     )
-    policy = config.grounding
-    if policy is None and calls and switched_tool(calls, state.attempts):
-        # A retry that swaps the rejected call's tool for another must carry values the
-        # conversation gives: a forced retry of the 0.5B answered "Show me invoice
-        # INV-20417." with convert_currency(1000, "USD", "VND"), a valid call that has less
-        # support than the rejected one, and it would have been the result.
-        policy = FULL_POLICY
+    # With the check off, a retry that swaps the rejected call's tool, or a call that copies
+    # its tool's example id, must still carry values the conversation gives (`_implied`).
+    policy = config.grounding or implied_policy(
+        calls, state.attempts, {name: config.schemas[name]["function"] for name in offered_tools}
+    )
     if policy is not None and calls:
         calls, problems = _grounded(config, policy, message, calls, problems, state)
     return calls, problems
@@ -934,6 +933,7 @@ def _ask_for_calls(
     reading = CallReading(
         offered=offered,
         schemas={name: config.schemas[name]["function"]["parameters"] for name in offered},
+        functions={name: config.schemas[name]["function"] for name in offered},
         model=config.model,
         recover=config.recover,
         auto=params.get("tool_choice") == "auto",

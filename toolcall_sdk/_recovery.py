@@ -10,16 +10,20 @@ each recorded as a repair. Plain answers (stage 1 said "no tool", so the request
 tools) are never searched.
 
 A call named `math.factorial` when `math_factorial` is offered (or the reverse) is renamed
-when exactly one offered tool matches, and the repair recorded; otherwise the name stays,
-and validation reports an unknown tool.
+when exactly one offered tool matches, and the repair recorded; so is a name made of the
+words of one offered tool whose parameters hold the call's arguments (`move_due_date` for
+`update_invoice_due_date`, "Move the due date of an existing invoice.": `_meant_tool`);
+otherwise the name stays, and validation reports an unknown tool.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolcall_sdk._call_intent import prose_withholds_call
+from toolcall_sdk._meant_tool import MEANT_CHOICE, MEANT_TOOL, meant_choices, meant_tool
 from toolcall_sdk.parsing import parse_with_reasoning
 from toolcall_sdk.parsing.reasoning import outside_reasoning
 from toolcall_sdk.parsing.repair import TOOL_NAME, resolve_tool_name
@@ -123,12 +127,17 @@ def _withheld_by(text: str) -> bool:
 
 
 def repair_tool_names(
-    message: dict[str, Any], offered: Collection[str]
+    message: dict[str, Any],
+    offered: Collection[str],
+    functions: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The message with each call's name replaced by the offered tool it means.
 
     Only a name that is not offered and matches exactly one offered name with dots read as
-    underscores, or the reverse, is replaced (`resolve_tool_name`).
+    underscores, or the reverse, is replaced (`resolve_tool_name`). With the offered tools'
+    function definitions, so is a name whose every word is a word of exactly one offered
+    tool whose parameters hold the call's arguments (`_meant_tool`), recorded as
+    `list_invoices:meant_tool:list_paid_invoices`.
 
     Returns:
         The message (the same object when nothing changed) and one repair per renamed call,
@@ -143,6 +152,13 @@ def repair_tool_names(
         function = raw.get("function") if isinstance(raw, Mapping) else None
         name = function.get("name") if isinstance(function, Mapping) else None
         resolved = resolve_tool_name(name, offered) if isinstance(name, str) else None
+        if resolved is None and functions and isinstance(name, str):
+            assert isinstance(function, Mapping)
+            meant = _meant(name, function, functions)
+            if meant is not None:
+                renamed.append({**raw, "function": meant[0]})
+                repairs.extend(meant[1])
+                continue
         if resolved is None or resolved == name:
             renamed.append(raw)
             continue
@@ -153,6 +169,24 @@ def repair_tool_names(
     if not repairs:
         return message, []
     return {**message, "tool_calls": renamed}, repairs
+
+
+def _meant(
+    name: str, function: Mapping[str, Any], functions: Mapping[str, Mapping[str, Any]]
+) -> tuple[dict[str, Any], list[str]] | None:
+    """The call's function renamed to the offered tool it means (`_meant_tool`), with the
+    parameters its name's words fill; and the repairs. None when it means none."""
+    arguments = function.get("arguments")
+    resolved = meant_tool(name, arguments, functions)
+    if resolved is None:
+        return None
+    repairs = [f"{resolved}:{MEANT_TOOL}:{name}"]
+    fills = meant_choices(name, arguments, functions[resolved])
+    if fills:
+        given = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+        arguments = json.dumps({**given, **fills}, ensure_ascii=False, separators=(",", ":"))
+        repairs += [f"{resolved}:{MEANT_CHOICE}:/{parameter}" for parameter in fills]
+    return {**function, "name": resolved, "arguments": arguments}, repairs
 
 
 def recovered_call_id(attempt: int, index: int) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import Any, Final, Literal, get_args
@@ -62,6 +62,8 @@ DECODING_MODES: Final[tuple[DecodingMode, ...]] = get_args(DecodingMode)
 MAX_CANDIDATES: Final = 64
 # Relative dates resolve to at most a few weeks of days ("next week": seven).
 _MAX_DAYS_PER_PHRASE: Final = 31
+# A candidate date, as `_dates` writes it.
+_ISO_DAY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
 # The digits of a number as a model copies them; `_reads_a_number`.
 _PLAIN_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
 # A number in words below this ("two", "twenty") is one small models write right.
@@ -78,6 +80,10 @@ def grounded_request(
 ) -> tuple[dict[str, Any], list[str]]:
     """The stage-2 request with its tools' groundable fields held to stated values.
 
+    Under every mode, `"off"` too, a forced request after an answer with refused values
+    holds the fields refused (to the stated values less the refused ones); `"retry"` after
+    an `ungrounded` finding, and `"forced"` always, hold every groundable field.
+
     Args:
         params: The request as built (messages, tools, tool_choice, ...); not changed.
         mode: See `DecodingMode`.
@@ -89,14 +95,21 @@ def grounded_request(
         The request to send (the same object when nothing is constrained) and one
         `tool:/field` per constrained field.
     """
-    if mode == "off" or params.get("tool_choice") in (None, "auto", "none"):
+    if params.get("tool_choice") in (None, "auto", "none"):
         return params, []
-    if mode == "retry" and not (
-        attempts and any(problem.kind == "ungrounded" for problem in attempts[-1].problems)
-    ):
+    refused = _refused(attempts)
+    every = mode == "forced" or (
+        mode == "retry"
+        and bool(attempts)
+        and any(problem.kind == "ungrounded" for problem in attempts[-1].problems)
+    )
+    # Whatever the mode, a forced retry holds the fields whose values the answer before it
+    # had refused (a validator's "must not be in the past"): told, a small model writes the
+    # same value again; held to the stated ones less the refused, it takes another.
+    only = None if every else _refused(attempts[-1:])
+    if only is not None and not only:
         return params, []
     conversation = conversation_of(params.get("messages") or (), policy.sources)
-    refused = _refused(attempts)
     tools: list[Any] = []
     constrained: list[str] = []
     for entry in params.get("tools") or ():
@@ -106,8 +119,16 @@ def grounded_request(
         if not isinstance(name, str) or not isinstance(parameters, Mapping) or function is None:
             tools.append(entry)
             continue
+        if only is not None and name not in only:
+            tools.append(entry)
+            continue
         held, fields = _held(
-            parameters, grounder.plan(name), conversation, policy, refused.get(name, {})
+            parameters,
+            grounder.plan(name),
+            conversation,
+            policy,
+            refused.get(name, {}),
+            only=None if only is None else only[name].keys(),
         )
         if not fields:
             tools.append(entry)
@@ -166,6 +187,8 @@ def _held(
     conversation: Conversation,
     policy: GroundingPolicy,
     refused: Mapping[str, list[Any]],
+    *,
+    only: Collection[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     properties = parameters.get("properties")
     if not isinstance(properties, Mapping):
@@ -173,10 +196,13 @@ def _held(
     held: dict[str, Any] = {}
     fields: list[str] = []
     for field, schema in properties.items():
+        if only is not None and field not in only:
+            held[field] = schema
+            continue
         rule = plan.get((field,))
         values = _candidates(schema, rule, conversation, policy)
         if values is not None and field in refused:
-            values = [v for v in values if not _among(v, refused[field])] or None
+            values = _after_refusal(values, refused[field])
         if values is None:
             held[field] = schema
             continue
@@ -187,6 +213,23 @@ def _held(
     out = copy.deepcopy(dict(parameters))
     out["properties"] = held
     return out, fields
+
+
+def _after_refusal(values: list[Any], refused: Sequence[Any]) -> list[Any] | None:
+    """The candidates left once the refused values are out; None when none is left.
+
+    A refused date that is one reading of a date written without its year ("July 22":
+    2026-07-22 and 2027-07-22) leaves its other readings only: offered every stated date
+    less the refused one, the 0.5B took the reference day the system prompt states.
+    """
+    left = [value for value in values if not _among(value, refused)]
+    days = {
+        str(value)[4:]
+        for value in values
+        if _among(value, refused) and isinstance(value, str) and _ISO_DAY.fullmatch(value)
+    }
+    others = [value for value in left if isinstance(value, str) and value[4:] in days]
+    return others or left or None
 
 
 def _among(value: Any, refused: Sequence[Any]) -> bool:

@@ -208,6 +208,7 @@ _ECHOED_KEYWORDS: Final = (
     "$schema",
     "$defs",
     "definitions",
+    "strict",
 )
 
 
@@ -223,6 +224,8 @@ def _echoes(key: str, value: Any, schema: Mapping[str, Any], known: set[str]) ->
         return bool(value == "object")
     if key == "properties":
         return isinstance(value, dict) and bool(value) and set(value) <= known
+    if key == "strict":  # the function entry's flag, beside the schema: `"strict": true`
+        return value is True
     return key in schema and bool(value == schema[key])
 
 

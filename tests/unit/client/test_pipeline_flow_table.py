@@ -273,11 +273,12 @@ ROWS = [
         check=_feedback_says("city", "Field required"),
     ),
     Row(
+        # (A name of get_weather's own words, `weather`, would be read as it: `_meant_tool`.)
         "feedback: an unknown tool lists the offered ones",
-        [True, _answer(("weather", {"city": "Oslo"})), _answer(OSLO)],
+        [True, _answer(("forecast", {"city": "Oslo"})), _answer(OSLO)],
         ["route", "call1", "AttemptFailed", "call2", "ToolCallValidated"],
         execute=False,
-        check=_feedback_says("weather", "get_weather"),
+        check=_feedback_says("forecast", "get_weather"),
     ),
     Row(
         "feedback: a tool's ModelRetry message goes back to the model",

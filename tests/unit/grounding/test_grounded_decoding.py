@@ -136,39 +136,66 @@ def test_off_is_the_default_and_a_wrong_mode_is_refused() -> None:
         ToolCallClient(base_url="http://127.0.0.1:9/v1", model="m", grounded_decoding="on")  # type: ignore[arg-type]
 
 
-def test_a_value_validation_refused_is_not_offered_again(
-    make_client: ClientFactory, ledger: Ledger
-) -> None:
-    def not_past(day: date) -> date:
-        if day < date(2026, 12, 1):
-            raise ValueError("must not be in the past (today is 2026-12-01)")
-        return day
+def _not_past(day: date) -> date:
+    if day < date(2026, 12, 1):
+        raise ValueError("must not be in the past (today is 2026-12-01)")
+    return day
 
-    @tool
-    def bill(
-        customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
-        amount_vnd: Annotated[int, Field(gt=0)],
-        due_date: Annotated[date, AfterValidator(not_past)],
-    ) -> str:
-        """Create an invoice."""
-        return "INV-1"
 
-    past = {"customer_id": "CUS-259240", "amount_vnd": 1500000, "due_date": "2026-07-22"}
+@tool
+def bill(
+    customer_id: Annotated[str, Field(pattern=r"^CUS-\d{6}$")],
+    amount_vnd: Annotated[int, Field(gt=0)],
+    due_date: Annotated[date, AfterValidator(_not_past)],
+) -> str:
+    """Create an invoice."""
+    return "INV-1"
+
+
+PAST = {"customer_id": "CUS-259240", "amount_vnd": 1500000, "due_date": "2026-07-22"}
+NO_YEAR = [
+    {"role": "system", "content": "Today is 2026-12-01."},
+    {"role": "user", "content": "Bill CUS-259240 1.500.000 dong, due July 22."},
+]
+
+
+def test_a_value_validation_refused_is_not_offered_again(make_client: ClientFactory) -> None:
     model = ScriptedModel(
-        [tool_call("bill", past), tool_call("bill", {**past, "due_date": "2027-07-22"})]
+        [tool_call("bill", PAST), tool_call("bill", {**PAST, "due_date": "2027-07-22"})]
     )
     client = make_client(model, [bill], grounded_decoding="forced")
 
-    result = client.call(
-        [
-            {"role": "system", "content": "Today is 2026-12-01."},
-            {"role": "user", "content": "Bill CUS-259240 1500000 dong, due July 22."},
-        ]
-    )
+    result = client.call(NO_YEAR)
 
     first, retry = model.calls_for("call")
     assert _properties(first)["due_date"]["enum"] == ["2026-07-22", "2026-12-01", "2027-07-22"]
-    assert _properties(retry)["due_date"]["enum"] == ["2026-12-01", "2027-07-22"]
+    # The refused reading of "July 22" leaves its other one: not every other stated date
+    # (offered today's too, the 0.5B took it).
+    assert _properties(retry)["due_date"]["enum"] == ["2027-07-22"]
+    assert result.calls[0].arguments.model_dump()["due_date"] == date(2027, 7, 22)
+
+
+@pytest.mark.parametrize("mode", ["off", "retry"])
+def test_with_decoding_off_the_retry_still_holds_the_field_whose_value_was_refused(
+    make_client: ClientFactory, mode: str
+) -> None:
+    # The 0.5B wrote 2026-07-22 for "July 22" three times over, told each time that it was
+    # in the past, until ToolCallFailed.
+    model = ScriptedModel(
+        [tool_call("bill", PAST), tool_call("bill", {**PAST, "due_date": "2027-07-22"})]
+    )
+    client = make_client(model, [bill], grounded_decoding=mode)
+
+    result = client.call(NO_YEAR)
+
+    first, retry = model.calls_for("call")
+    assert all("enum" not in field for field in _properties(first).values())
+    held = _properties(retry)
+    assert held["due_date"]["enum"] == ["2027-07-22"]
+    # Only the refused field: the amount and the id stay as the model writes them.
+    assert "enum" not in held["amount_vnd"]
+    assert "enum" not in held["customer_id"]
+    assert result.attempts[1].request.constrained == ("bill:/due_date",)
     assert result.calls[0].arguments.model_dump()["due_date"] == date(2027, 7, 22)
 
 
@@ -186,3 +213,17 @@ def test_with_decoding_on_the_retry_after_an_ungrounded_value_is_forced_and_held
     assert (first.json or {})["tool_choice"] == "auto"
     assert (retry.json or {})["tool_choice"] != "auto"
     assert 12500000 in _properties(retry)["amount_vnd"]["enum"]
+
+
+def test_a_refused_date_that_no_mention_reads_leaves_every_other_stated_date(
+    make_client: ClientFactory,
+) -> None:
+    invented = {**PAST, "due_date": "2026-01-05"}  # no reading of anything stated
+    model = ScriptedModel(
+        [tool_call("bill", invented), tool_call("bill", {**PAST, "due_date": "2027-07-22"})]
+    )
+
+    make_client(model, [bill]).call(NO_YEAR)
+
+    _, retry = model.calls_for("call")
+    assert _properties(retry)["due_date"]["enum"] == ["2026-07-22", "2026-12-01", "2027-07-22"]

@@ -227,6 +227,12 @@ INVOICE_SCHEMA: dict[str, Any] = {
             ["schema_echo:/properties"],
         ),
         (
+            # The function entry's flag: the 0.5B wrote it for get_order_status under auto.
+            '{"order_id": "ORD-91823", "strict": true}',
+            '{"order_id":"ORD-91823"}',
+            ["schema_echo:/strict"],
+        ),
+        (
             '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}}',
             '{"invoice_id":"INV-1"}',
             ["call_wrapper"],
@@ -238,7 +244,7 @@ INVOICE_SCHEMA: dict[str, Any] = {
             ["call_wrapper", "schema_echo:/required"],
         ),
     ],
-    ids=["required", "type", "properties", "wrapper", "wrapper-and-echo"],
+    ids=["required", "type", "properties", "strict", "wrapper", "wrapper-and-echo"],
 )
 def test_schema_echoes_are_dropped_and_a_call_wrapper_unwrapped(
     arguments: str, repaired: str, made: list[str]
@@ -251,6 +257,7 @@ def test_schema_echoes_are_dropped_and_a_call_wrapper_unwrapped(
     [
         '{"invoice_id": "INV-1", "required": ["customer"]}',  # not the schema's names
         '{"invoice_id": "INV-1", "type": "paid"}',  # a value, not the keyword's
+        '{"invoice_id": "INV-1", "strict": "yes"}',  # not the flag
         '{"name": "send_invoice", "arguments": {"invoice_id": "INV-1"}}',  # another tool
         '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}, "x": 1}',  # more keys
     ],

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
-from toolcall_sdk import RouteDecision, RouterError, Tool, ToolCallClient
+from toolcall_sdk import RouteDecision, RouterError, Tool, ToolCallClient, tool
 from toolcall_sdk.testing import ScriptedModel, parallel, text, tool_call
 
 from ..conftest import OSLO_RESULT_HISTORY, ClientFactory, Ledger
@@ -138,6 +138,61 @@ def test_a_call_to_a_tool_nobody_offered_is_asked_again_without_tools(
     assert second.messages == [{"role": "user", "content": "Tell me a joke about cats."}]
     assert result.called is False
     assert result.content == "Why did the cat sit on the laptop?"
+    assert ledger.calls == []
+
+
+def test_a_call_named_from_an_offered_tools_words_runs_as_that_tool(
+    get_weather: Any, ledger: Ledger
+) -> None:
+    # "Current weather for a city.": the 0.5B names tools after their descriptions.
+    invented = '```json\n{"name": "current_weather", "arguments": {"city": "Oslo"}}\n```'
+    model = ScriptedModel([text(invented)])
+
+    result = _client(model, [get_weather]).run("Weather in Oslo?")
+
+    [request] = model.requests
+    assert (request.stage, request.tool_choice) == ("call", "auto")
+    assert ledger.calls == [("get_weather", WEATHER)]
+    assert result.attempts[0].repairs == [
+        "current_weather:fenced_code",
+        "get_weather:meant_tool:current_weather",
+    ]
+    assert result.calls[0].output == "18 degrees celsius in Oslo"
+
+
+def test_a_word_of_the_invented_name_fills_the_choice_it_names(ledger: Ledger) -> None:
+    @tool
+    def list_invoices(
+        customer_id: str, status: Literal["unpaid", "paid", "overdue"] | None = None
+    ) -> str:
+        """List a customer's invoices, optionally by status."""
+        ledger.calls.append(("list_invoices", {"customer_id": customer_id, "status": status}))
+        return "[]"
+
+    invented = '{"name": "list_overdue_invoices", "arguments": {"customer_id": "CUS-000001"}}'
+    model = ScriptedModel([text(invented)])
+
+    result = _client(model, [list_invoices]).run("List the overdue invoices of CUS-000001.")
+
+    assert ledger.calls == [("list_invoices", {"customer_id": "CUS-000001", "status": "overdue"})]
+    assert result.attempts[0].repairs[-2:] == [
+        "list_invoices:meant_tool:list_overdue_invoices",
+        "list_invoices:meant_choice:/status",
+    ]
+
+
+def test_a_call_with_a_word_no_offered_tool_uses_is_asked_again_without_tools(
+    get_weather: Any, ledger: Ledger
+) -> None:
+    # The arguments fit get_weather, but "forecast" is no word of it: another question's tool.
+    invented = '```json\n{"name": "forecast_weather", "arguments": {"city": "Oslo"}}\n```'
+    model = ScriptedModel([text(invented), text("I cannot forecast the weather.")])
+
+    result = _client(model, [get_weather]).run("Will it rain in Oslo next month?")
+
+    _, second = model.requests
+    assert (second.stage, second.tools) == ("answer", None)
+    assert result.called is False
     assert ledger.calls == []
 
 
