@@ -38,7 +38,6 @@ from typing import Any, Final, Literal, get_args
 from toolcall_sdk._results import Attempt, ToolCall
 from toolcall_sdk.grounding._check import Grounder, _compiled
 from toolcall_sdk.grounding._dates import resolve
-from toolcall_sdk.grounding._examples import without_copied_tools
 from toolcall_sdk.grounding._plan import Plan, Rule
 from toolcall_sdk.grounding._policy import GroundingPolicy
 from toolcall_sdk.grounding._sources import Conversation, conversation_of
@@ -96,8 +95,6 @@ def grounded_request(
         The request to send (the same object when nothing is constrained) and one
         `tool:/field` per constrained field.
     """
-    # A tool whose example id the last answer copied is left out of the retry, held or not.
-    params = without_copied_tools(params, attempts)
     if params.get("tool_choice") in (None, "auto", "none"):
         return params, []
     refused = _refused(attempts)

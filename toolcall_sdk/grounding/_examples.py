@@ -19,10 +19,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from toolcall_sdk._results import Attempt, ToolCall
+from toolcall_sdk._results import ToolCall
 from toolcall_sdk.grounding._policy import GroundingPolicy
 
-__all__ = ["EXAMPLE_POLICY", "copies_an_example", "without_copied_tools"]
+__all__ = ["EXAMPLE_POLICY", "copies_an_example"]
 
 EXAMPLE_POLICY: Final = GroundingPolicy(kinds=frozenset({"identifier"}))
 """The check an answer that copies an example gets: identifiers only."""
@@ -41,61 +41,16 @@ def copies_an_example(
         function = functions.get(call.name)
         if function is None:
             continue
+        text = " ".join(_texts(function))
         for field, value in _arguments(call.raw_arguments).items():
             if (
                 isinstance(value, str)
                 and value
                 and _is_identifier(function, field)
-                and _in_text(value, function)
+                and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text)
             ):
                 return True
     return False
-
-
-def without_copied_tools(params: dict[str, Any], attempts: Sequence[Attempt]) -> dict[str, Any]:
-    """The request without the tools whose example identifier the last answer copied.
-
-    The user named no such identifier, so the tool cannot be called right; told so, the
-    0.5B wrote `get_invoice("INV-004512")` twice more, four calls an answer. Left out of
-    the retry, the model answers with another tool or in text. A tool stays when it is the
-    only one left, or the one the request names.
-    """
-    if not attempts:
-        return params
-    copied = {
-        problem.tool_name
-        for problem in attempts[-1].problems
-        if problem.kind == "ungrounded" and problem.tool_name
-        for error in problem.fields
-        if isinstance(error.value, str) and _shows(params, problem.tool_name, error.value)
-    }
-    choice = params.get("tool_choice")
-    named = choice.get("function", {}).get("name") if isinstance(choice, Mapping) else None
-    copied.discard(named)
-    tools = params.get("tools") or []
-    kept = [entry for entry in tools if _name(entry) not in copied]
-    if not copied or not kept or len(kept) == len(tools):
-        return params
-    return {**params, "tools": kept}
-
-
-def _name(entry: Any) -> str | None:
-    function = entry.get("function") if isinstance(entry, Mapping) else None
-    name = function.get("name") if isinstance(function, Mapping) else None
-    return name if isinstance(name, str) else None
-
-
-def _shows(params: Mapping[str, Any], tool: str, value: str) -> bool:
-    """Whether the request's definition of `tool` shows `value` in its prose."""
-    for entry in params.get("tools") or ():
-        if _name(entry) == tool:
-            return _in_text(value, entry["function"])
-    return False
-
-
-def _in_text(value: str, function: Mapping[str, Any]) -> bool:
-    text = " ".join(_texts(function))
-    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
 
 
 def _arguments(raw: str) -> dict[str, Any]:
