@@ -720,9 +720,9 @@ class ToolCallClient(_ClientCore):
             they are decoded: each number, date and pattern identifier field of the offered
             tools gets the values the conversation states as an `enum` (vLLM decodes
             `required` and named choices under the schema). `"off"` (the default: only a
-            forced retry's fields whose values the answer before had refused, held to the
-            stated values less the refused), `"retry"` (every field of the retry after an
-            `ungrounded` finding) or `"forced"` (every forced request). `Derived()` fields,
+            forced retry's field whose refused value was one reading of a date written
+            without its year, held to its other reading), `"retry"` (every field of the
+            retry after an `ungrounded` finding) or `"forced"` (every forced request). `Derived()` fields,
             fields with no stated candidate and `auto` requests are never held. See
             docs/grounding.md, "Grounded decoding".
         call_tags: Hold an `auto` answer's call to its tool's schema once the model starts

@@ -80,9 +80,10 @@ def grounded_request(
 ) -> tuple[dict[str, Any], list[str]]:
     """The stage-2 request with its tools' groundable fields held to stated values.
 
-    Under every mode, `"off"` too, a forced request after an answer with refused values
-    holds the fields refused (to the stated values less the refused ones); `"retry"` after
-    an `ungrounded` finding, and `"forced"` always, hold every groundable field.
+    Under every mode, `"off"` too, a forced request after an answer whose refused value was
+    one reading of a date written without its year holds that field to the date's other
+    reading; `"retry"` after an `ungrounded` finding, and `"forced"` always, hold every
+    groundable field.
 
     Args:
         params: The request as built (messages, tools, tool_choice, ...); not changed.
@@ -103,9 +104,9 @@ def grounded_request(
         and bool(attempts)
         and any(problem.kind == "ungrounded" for problem in attempts[-1].problems)
     )
-    # Whatever the mode, a forced retry holds the fields whose values the answer before it
-    # had refused (a validator's "must not be in the past"): told, a small model writes the
-    # same value again; held to the stated ones less the refused, it takes another.
+    # Whatever the mode, a forced retry holds the fields whose refused value was one reading
+    # of a date written without its year (a validator's "must not be in the past"): told, a
+    # small model writes the same value again; held to the date's other reading, it takes it.
     only = None if every else _refused(attempts[-1:])
     if only is not None and not only:
         return params, []
@@ -202,7 +203,7 @@ def _held(
         rule = plan.get((field,))
         values = _candidates(schema, rule, conversation, policy)
         if values is not None and field in refused:
-            values = _after_refusal(values, refused[field])
+            values = _after_refusal(values, refused[field], readings_only=only is not None)
         if values is None:
             held[field] = schema
             continue
@@ -215,12 +216,17 @@ def _held(
     return out, fields
 
 
-def _after_refusal(values: list[Any], refused: Sequence[Any]) -> list[Any] | None:
+def _after_refusal(
+    values: list[Any], refused: Sequence[Any], *, readings_only: bool
+) -> list[Any] | None:
     """The candidates left once the refused values are out; None when none is left.
 
     A refused date that is one reading of a date written without its year ("July 22":
     2026-07-22 and 2027-07-22) leaves its other readings only: offered every stated date
-    less the refused one, the 0.5B took the reference day the system prompt states.
+    less the refused one, the 0.5B took the reference day the system prompt states. With
+    `readings_only` (the hold grounded decoding's `"off"` makes) nothing else is left:
+    "received ... on 09/11/2026" as a due date, refused as past, held to the other stated
+    dates, became the reference day, and a wrong call ran where none had.
     """
     left = [value for value in values if not _among(value, refused)]
     days = {
@@ -229,6 +235,8 @@ def _after_refusal(values: list[Any], refused: Sequence[Any]) -> list[Any] | Non
         if _among(value, refused) and isinstance(value, str) and _ISO_DAY.fullmatch(value)
     }
     others = [value for value in left if isinstance(value, str) and value[4:] in days]
+    if readings_only:
+        return others or None
     return others or left or None
 
 

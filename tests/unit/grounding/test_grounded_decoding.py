@@ -215,15 +215,24 @@ def test_with_decoding_on_the_retry_after_an_ungrounded_value_is_forced_and_held
     assert 12500000 in _properties(retry)["amount_vnd"]["enum"]
 
 
-def test_a_refused_date_that_no_mention_reads_leaves_every_other_stated_date(
-    make_client: ClientFactory,
+@pytest.mark.parametrize(
+    ("mode", "held"),
+    [
+        # Nothing is a reading of the refused date: with decoding off the field stays free
+        # (held to the other stated dates, the 0.5B took the reference day, and it ran).
+        ("off", None),
+        ("forced", ["2026-07-22", "2026-12-01", "2027-07-22"]),
+    ],
+)
+def test_a_refused_date_that_no_mention_reads_is_held_only_when_decoding_is_on(
+    make_client: ClientFactory, mode: str, held: list[str] | None
 ) -> None:
-    invented = {**PAST, "due_date": "2026-01-05"}  # no reading of anything stated
+    invented = {**PAST, "due_date": "2026-01-05"}
     model = ScriptedModel(
         [tool_call("bill", invented), tool_call("bill", {**PAST, "due_date": "2027-07-22"})]
     )
 
-    make_client(model, [bill]).call(NO_YEAR)
+    make_client(model, [bill], grounded_decoding=mode).call(NO_YEAR)
 
     _, retry = model.calls_for("call")
-    assert _properties(retry)["due_date"]["enum"] == ["2026-07-22", "2026-12-01", "2027-07-22"]
+    assert _properties(retry)["due_date"].get("enum") == held
