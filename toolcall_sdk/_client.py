@@ -722,9 +722,9 @@ class ToolCallClient(_ClientCore):
             `required` and named choices under the schema). `"off"` (the default: only a
             forced retry's field whose refused value was one reading of a date written
             without its year, held to its other reading), `"retry"` (every field of the
-            retry after an `ungrounded` finding) or `"forced"` (every forced request). `Derived()` fields,
-            fields with no stated candidate and `auto` requests are never held. See
-            docs/grounding.md, "Grounded decoding".
+            retry after an `ungrounded` finding) or `"forced"` (every forced request).
+            `Derived()` fields, fields with no stated candidate and `auto` requests are
+            never held. See docs/grounding.md, "Grounded decoding".
         call_tags: Hold an `auto` answer's call to its tool's schema once the model starts
             it: the request carries an xgrammar structural tag, triggered by the call
             object the model writes (`{"name": "create_invoice"`, compact or indented), so
