@@ -17,7 +17,9 @@ A name is read as an offered tool only when the call could not mean another:
 - the call has arguments, each a parameter of that tool, and it gives every parameter the
   tool requires (`math.sqrt(x=9)` is not `math_hypot(x, y)`, whose description says
   "sqrt");
-- no other offered tool passes both.
+- none of its values is a phrase of the tool's descriptions (`"e.g. CUS-000123"`: the
+  schema written out, not a call);
+- no other offered tool passes these.
 
 A model that answers a question no tool serves invents a tool for the question, and its name
 then holds a word the offered tool never uses (`restaurant_divide` beside `cell_divide`,
@@ -62,6 +64,7 @@ def meant_tool(name: str, arguments: Any, tools: Mapping[str, Mapping[str, Any]]
         for offered, function in tools.items()
         if _required(function) <= keys <= _parameters(function).keys()
         and words <= _vocabulary(offered, function)
+        and not _echoes_prose(arguments, function)
     ]
     return fitting[0] if len(fitting) == 1 else None
 
@@ -109,6 +112,21 @@ def _parameters(function: Mapping[str, Any]) -> Mapping[str, Any]:
     parameters = function.get("parameters")
     properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
     return properties if isinstance(properties, Mapping) else {}
+
+
+def _echoes_prose(arguments: Any, function: Mapping[str, Any]) -> bool:
+    """Whether a value is a phrase of the tool's own descriptions: the schema written out
+    (`{"customer_id": "e.g. CUS-000123", "amount_vnd": "Amount in Vietnamese dong"}`, the
+    0.5B's answer to "Translate 'invoice' into Vietnamese."), not a call."""
+    prose = [str(function.get("description") or "")]
+    for schema in _parameters(function).values():
+        if isinstance(schema, Mapping):
+            prose.append(str(schema.get("description") or ""))
+    text = " ".join(prose).lower()
+    return any(
+        isinstance(value, str) and " " in value.strip() and value.strip().lower() in text
+        for value in _object(arguments).values()
+    )
 
 
 def _required(function: Mapping[str, Any]) -> set[str]:

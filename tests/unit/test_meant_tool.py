@@ -119,6 +119,9 @@ CURRENCY = {
         ("move_due_date", ["INV-1"], INVOICES),
         # A name with no words.
         ("__", {"invoice_id": "INV-1"}, INVOICES),
+        # The schema written out: a value is a phrase of the tool's own descriptions (the
+        # 0.5B's answer to "Translate 'invoice' into Vietnamese.").
+        ("refund_invoice", {"invoice_id": "a paid invoice", "amount_vnd": 1}, INVOICES),
     ],
 )
 def test_a_name_or_arguments_another_tool_would_need_mean_nothing(
