@@ -113,9 +113,10 @@ FULL_POLICY = GroundingPolicy()
 """What `grounding=True` checks: identifiers, numbers and dates."""
 
 DEFAULT_POLICY = GroundingPolicy(kinds=frozenset({"identifier", "date"}))
-"""What a client checks when `grounding=` is left out: identifiers and dates. On BFCL's
-right answers these two bounce 0.2% of the calls, numbers another 2.3 points
-(docs/grounding.md): numbers are checked when asked for, with `grounding=True`."""
+"""Identifiers and dates: `grounding=DEFAULT_POLICY`, `--grounding default` (a client
+left without `grounding=` checks nothing). On BFCL's right answers these two bounce 0.2%
+of the calls, numbers another 2.3 points (docs/grounding.md): numbers are checked when
+asked for, with `grounding=True`."""
 
 GroundingSpec = bool | GroundingPolicy
 
