@@ -29,10 +29,11 @@ text.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
+
+from toolcall_sdk._function_defs import arguments_object, parameters_of, schema_branches
 
 __all__ = ["MEANT_CHOICE", "MEANT_TOOL", "meant_choices", "meant_tool"]
 
@@ -56,15 +57,16 @@ def meant_tool(name: str, arguments: Any, tools: Mapping[str, Mapping[str, Any]]
             `parameters`), by name.
     """
     words = _words(name)
-    keys = _keys(arguments)
+    given = arguments_object(arguments)
+    keys = set(given)
     if not words or not keys:
         return None
     fitting = [
         offered
         for offered, function in tools.items()
-        if _required(function) <= keys <= _parameters(function).keys()
+        if _required(function) <= keys <= parameters_of(function).keys()
         and words <= _vocabulary(offered, function)
-        and not _echoes_prose(arguments, function)
+        and not _echoes_prose(given, function)
     ]
     return fitting[0] if len(fitting) == 1 else None
 
@@ -77,11 +79,11 @@ def meant_choices(name: str, arguments: Any, function: Mapping[str, Any]) -> dic
     A word fills a parameter only when it is exactly one of its choices, no other
     parameter's, and no word of the tool's own name.
     """
-    given = _object(arguments)
+    given = arguments_object(arguments)
     words = _words(name) - _words(str(function.get("name") or ""))
     found: dict[str, Any] = {}
     owners: dict[str, int] = {}
-    for parameter, schema in _parameters(function).items():
+    for parameter, schema in parameters_of(function).items():
         matching = [c for c in _choices(schema) if isinstance(c, str) and _words(c) <= words]
         for choice in matching:
             for word in _words(choice):
@@ -95,37 +97,18 @@ def meant_choices(name: str, arguments: Any, function: Mapping[str, Any]) -> dic
     }
 
 
-def _object(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return {}
-    return arguments if isinstance(arguments, dict) else {}
-
-
-def _keys(arguments: Any) -> set[str]:
-    return set(_object(arguments))
-
-
-def _parameters(function: Mapping[str, Any]) -> Mapping[str, Any]:
-    parameters = function.get("parameters")
-    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-    return properties if isinstance(properties, Mapping) else {}
-
-
-def _echoes_prose(arguments: Any, function: Mapping[str, Any]) -> bool:
+def _echoes_prose(given: Mapping[str, Any], function: Mapping[str, Any]) -> bool:
     """Whether a value is a phrase of the tool's own descriptions: the schema written out
     (`{"customer_id": "e.g. CUS-000123", "amount_vnd": "Amount in Vietnamese dong"}`, the
     0.5B's answer to "Translate 'invoice' into Vietnamese."), not a call."""
     prose = [str(function.get("description") or "")]
-    for schema in _parameters(function).values():
+    for schema in parameters_of(function).values():
         if isinstance(schema, Mapping):
             prose.append(str(schema.get("description") or ""))
     text = " ".join(prose).lower()
     return any(
         isinstance(value, str) and " " in value.strip() and value.strip().lower() in text
-        for value in _object(arguments).values()
+        for value in given.values()
     )
 
 
@@ -134,7 +117,7 @@ def _required(function: Mapping[str, Any]) -> set[str]:
     every parameter required and the optional ones nullable)."""
     parameters = function.get("parameters")
     required = parameters.get("required") if isinstance(parameters, Mapping) else None
-    properties = _parameters(function)
+    properties = parameters_of(function)
     return {
         name
         for name in required or ()
@@ -154,7 +137,7 @@ def _nullable(schema: Any) -> bool:
 def _vocabulary(name: str, function: Mapping[str, Any]) -> set[str]:
     description = function.get("description")
     texts = [name, description if isinstance(description, str) else ""]
-    for parameter, schema in _parameters(function).items():
+    for parameter, schema in parameters_of(function).items():
         texts.append(parameter)
         texts.extend(str(choice) for choice in _choices(schema))
     return set().union(*(_words(text) for text in texts))
@@ -162,13 +145,7 @@ def _vocabulary(name: str, function: Mapping[str, Any]) -> set[str]:
 
 def _choices(schema: Any) -> Iterable[Any]:
     """A parameter's fixed choices, also inside a nullable `anyOf` (the strict form)."""
-    if not isinstance(schema, Mapping):
-        return ()
-    found = list(schema.get("enum") or ())
-    for branch in schema.get("anyOf") or ():
-        if isinstance(branch, Mapping):
-            found.extend(branch.get("enum") or ())
-    return found
+    return [choice for branch in schema_branches(schema) for choice in branch.get("enum") or ()]
 
 
 def _words(text: str) -> set[str]:

@@ -23,6 +23,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from toolcall_sdk._call_intent import prose_withholds_call
+from toolcall_sdk._function_defs import arguments_object
 from toolcall_sdk._meant_tool import MEANT_CHOICE, MEANT_TOOL, meant_choices, meant_tool
 from toolcall_sdk.parsing import parse_with_reasoning
 from toolcall_sdk.parsing.reasoning import outside_reasoning
@@ -177,13 +178,13 @@ def _meant(
     """The call's function renamed to the offered tool it means (`_meant_tool`), with the
     parameters its name's words fill; and the repairs. None when it means none."""
     arguments = function.get("arguments")
-    resolved = meant_tool(name, arguments, functions)
+    given = arguments_object(arguments)  # read once, for both questions
+    resolved = meant_tool(name, given, functions)
     if resolved is None:
         return None
     repairs = [f"{resolved}:{MEANT_TOOL}:{name}"]
-    fills = meant_choices(name, arguments, functions[resolved])
+    fills = meant_choices(name, given, functions[resolved])
     if fills:
-        given = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
         arguments = json.dumps({**given, **fills}, ensure_ascii=False, separators=(",", ":"))
         repairs += [f"{resolved}:{MEANT_CHOICE}:/{parameter}" for parameter in fills]
     return {**function, "name": resolved, "arguments": arguments}, repairs

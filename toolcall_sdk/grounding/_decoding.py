@@ -98,7 +98,6 @@ def grounded_request(
     """
     if params.get("tool_choice") in (None, "auto", "none"):
         return params, []
-    refused = _refused(attempts)
     every = mode == "forced" or (
         mode == "retry"
         and bool(attempts)
@@ -110,6 +109,7 @@ def grounded_request(
     only = None if every else _refused(attempts[-1:])
     if only is not None and not only:
         return params, []
+    refused = _refused(attempts)
     conversation = conversation_of(params.get("messages") or (), policy.sources)
     tools: list[Any] = []
     constrained: list[str] = []

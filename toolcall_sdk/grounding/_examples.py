@@ -14,11 +14,11 @@ any other.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from toolcall_sdk._function_defs import arguments_object, parameters_of, schema_branches
 from toolcall_sdk._results import ToolCall
 from toolcall_sdk.grounding._policy import GroundingPolicy
 
@@ -42,7 +42,7 @@ def copies_an_example(
         if function is None:
             continue
         text = " ".join(_texts(function))
-        for field, value in _arguments(call.raw_arguments).items():
+        for field, value in arguments_object(call.raw_arguments).items():
             if (
                 isinstance(value, str)
                 and value
@@ -53,25 +53,8 @@ def copies_an_example(
     return False
 
 
-def _arguments(raw: str) -> dict[str, Any]:
-    try:
-        loaded = json.loads(raw)
-    except ValueError:
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
-
-
-def _properties(function: Mapping[str, Any]) -> Mapping[str, Any]:
-    parameters = function.get("parameters")
-    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
-    return properties if isinstance(properties, Mapping) else {}
-
-
 def _is_identifier(function: Mapping[str, Any], field: str) -> bool:
-    schema = _properties(function).get(field)
-    if not isinstance(schema, Mapping):
-        return False
-    branches = [schema, *(b for b in schema.get("anyOf") or () if isinstance(b, Mapping))]
+    branches = schema_branches(parameters_of(function).get(field))
     return any(isinstance(b.get("pattern"), str) for b in branches)
 
 
@@ -80,10 +63,8 @@ def _texts(function: Mapping[str, Any]) -> Iterator[str]:
     description = function.get("description")
     if isinstance(description, str):
         yield description
-    for schema in _properties(function).values():
-        if not isinstance(schema, Mapping):
-            continue
-        for branch in [schema, *(b for b in schema.get("anyOf") or () if isinstance(b, Mapping))]:
+    for schema in parameters_of(function).values():
+        for branch in schema_branches(schema):
             text = branch.get("description")
             if isinstance(text, str):
                 yield text
