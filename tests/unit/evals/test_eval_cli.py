@@ -408,7 +408,7 @@ def test_a_missing_case_file_names_the_bundled_ones(monkeypatch: pytest.MonkeyPa
     assert result.exit_code == 2
     assert result.output.splitlines() == [
         "error: no case file at nonexistent.jsonl; give a JSONL case file or --bfcl CATEGORY. "
-        "Bundled case files: evals/invoices.jsonl, evals/multistep.jsonl"
+        "Bundled case files: evals/invoices.jsonl, evals/multistep.jsonl, evals/shop_heldout.jsonl"
     ]
 
 

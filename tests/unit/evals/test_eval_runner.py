@@ -276,7 +276,7 @@ def test_a_missing_case_file_is_a_file_not_found_error_naming_the_bundled_ones(
     assert str(caught.value) == (
         "no case file at missing.jsonl; give a JSONL case file or --bfcl CATEGORY. "
         f"Bundled case files: {REPO / 'evals' / 'invoices.jsonl'}, "
-        f"{REPO / 'evals' / 'multistep.jsonl'}"
+        f"{REPO / 'evals' / 'multistep.jsonl'}, {REPO / 'evals' / 'shop_heldout.jsonl'}"
     )
     with pytest.raises(CaseFileNotFoundError):
         load_cases(tmp_path)  # a folder is not a case file
