@@ -11,6 +11,8 @@ from benchmarks.bounces import bounced, ground_truth, main, recorded, replay
 from toolcall_sdk.evals._cases import EvalCase, ExpectedCall, load_cases
 
 INVOICES = Path(__file__).resolve().parents[3] / "evals" / "invoices.jsonl"
+# inv-002's right arguments.
+RIGHT = {"customer_id": "CUS-070874", "amount_vnd": 500000, "due_date": "2027-01-31"}
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +30,7 @@ def test_ground_truth_takes_the_first_value_and_leaves_out_optional_arguments() 
 
 
 def test_a_right_answer_is_returned_as_right(case: EvalCase) -> None:
-    answer = [
-        (
-            "create_invoice",
-            {"customer_id": "CUS-070874", "amount_vnd": 500000, "due_date": "2027-01-31"},
-        )
-    ]
+    answer = [("create_invoice", RIGHT)]
     record = replay(case, answer, "Qwen/Qwen2.5-Coder-0.5B-Instruct")
     assert record["verdict"] == "pass"
     assert not bounced(record)
@@ -42,12 +39,7 @@ def test_a_right_answer_is_returned_as_right(case: EvalCase) -> None:
 
 def test_an_answer_validation_refuses_bounces_after_every_retry(case: EvalCase) -> None:
     # The same refused answer to every request: the first and the two retries, then failed.
-    answer = [
-        (
-            "create_invoice",
-            {"customer_id": "CUS-70874", "amount_vnd": 500000, "due_date": "2027-01-31"},
-        )
-    ]
+    answer = [("create_invoice", {**RIGHT, "customer_id": "CUS-70874"})]
     record = replay(case, answer, "Qwen/Qwen2.5-Coder-0.5B-Instruct")
     assert bounced(record)
     assert record["verdict"] == "hard_fail"
@@ -55,16 +47,7 @@ def test_an_answer_validation_refuses_bounces_after_every_retry(case: EvalCase) 
 
 
 def test_recorded_reads_the_right_parser_rungs_passes_only(tmp_path: Path) -> None:
-    calls = [
-        {
-            "name": "create_invoice",
-            "arguments": {
-                "customer_id": "CUS-070874",
-                "amount_vnd": 500000,
-                "due_date": "2027-01-31",
-            },
-        }
-    ]
+    calls = [{"name": "create_invoice", "arguments": RIGHT}]
     rows = [
         {"case_id": "inv-002", "pipeline": "auto+parser", "verdict": "pass", "calls": calls},
         {"case_id": "inv-001", "pipeline": "auto+parser", "verdict": "wrong_args", "calls": calls},
@@ -74,22 +57,13 @@ def test_recorded_reads_the_right_parser_rungs_passes_only(tmp_path: Path) -> No
     results.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     [(found, answer)] = recorded(str(INVOICES), str(results))
     assert found.id == "inv-002"
-    assert answer == [("create_invoice", calls[0]["arguments"])]
+    assert answer == [("create_invoice", RIGHT)]
 
 
 def test_main_prints_the_table_and_the_cases_that_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    calls = [
-        {
-            "name": "create_invoice",
-            "arguments": {
-                "customer_id": "CUS-070874",
-                "amount_vnd": 500000,
-                "due_date": "2027-01-31",
-            },
-        }
-    ]
+    calls = [{"name": "create_invoice", "arguments": RIGHT}]
     results = tmp_path / "run" / "results.jsonl"
     results.parent.mkdir()
     results.write_text(
