@@ -13,6 +13,8 @@ The right answers:
   `live_parallel_multiple`): the ground truth's first acceptable value of each argument
   (an argument whose first acceptable value is "may be left out" is left out), as a
   server's tool parser returns them. Nothing in the pipeline was tuned on these.
+- `--cases FILE`: a case file's expected calls, taken the same way (the bundled invoices and
+  shop sets: our own domains, an id, an amount or a date in most calls).
 - `--recorded CASES RESULTS`: real answers a model wrote, from an eval run's
   `results.jsonl` (the `auto+parser` rung's passes: the model's own calls as the right
   parser read them) with the case file they answer (`bfcl:CATEGORY` for BFCL's). The
@@ -100,6 +102,7 @@ def _row(name: str, answers: int, bounces: int, requests: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--bfcl", default=",".join(HELD_OUT), help="BFCL categories, or ''")
+    parser.add_argument("--cases", action="append", default=[], help="a case file (trusted)")
     parser.add_argument(
         "--recorded", nargs=2, action="append", default=[], metavar=("CASES", "RESULTS")
     )
@@ -110,8 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sources: dict[str, list[tuple[EvalCase, Answer]]] = {}
     for category in [c.strip() for c in args.bfcl.split(",") if c.strip()]:
         sources[category] = [(c, ground_truth(c)) for c in bfcl_cases(category)]
+    for cases_file in args.cases:
+        cases = [c for c in load_cases(cases_file, allow_code=True) if c.expected]
+        sources[Path(cases_file).stem] = [(c, ground_truth(c)) for c in cases]
     for cases_file, results_file in args.recorded:
-        sources[Path(results_file).parent.name or results_file] = recorded(cases_file, results_file)
+        name = f"{Path(results_file).parent.name or results_file} (recorded)"
+        sources[name] = recorded(cases_file, results_file)
     outcomes: dict[str, dict[str, Any]] = {}
     print("| source | right answers | bounced | share | requests/answer |")
     print("|---|---:|---:|---:|---:|")

@@ -76,6 +76,7 @@ from toolcall_sdk.grounding._check import Grounder
 from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request
 from toolcall_sdk.grounding._implied import implied_policy
 from toolcall_sdk.grounding._policy import resolve_grounding
+from toolcall_sdk.grounding._slips import slipped
 from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
     AskModel,
@@ -431,11 +432,10 @@ def _checked(
         finish_reason=attempt.finish_reason,
         repairs=repairs,
     )
-    # With the check off, a retry that swaps the rejected call's tool, or a call that copies
-    # its tool's example id, must still carry values the conversation gives (`_implied`).
-    policy = config.grounding or implied_policy(
-        calls, state.attempts, {name: config.schemas[name]["function"] for name in offered_tools}
-    )
+    # With the check off, a retry that swaps the rejected call's tool, a call that copies its
+    # tool's example id or slips on a stated value must still carry stated values (`_implied`).
+    functions = {name: config.schemas[name]["function"] for name in offered_tools}
+    policy = config.grounding or implied_policy(calls, state.attempts, functions, state.history)
     if policy is not None and calls:
         calls, problems = _grounded(config, policy, message, calls, problems, state)
     return calls, problems
@@ -541,7 +541,9 @@ def _step_flow(
         # With grounded decoding the retry of an answer whose values nobody gave is forced,
         # so that its values are held to the stated ones (under auto nothing holds them).
         retry_may_answer = (
-            answer_decides and _may_retreat(problems) and config.grounded_decoding == "off"
+            answer_decides
+            and _may_retreat(problems, state.history)
+            and config.grounded_decoding == "off"
         )
         yield from _feedback(config, state, offer, candidate, calls, problems, retry_may_answer)
 
@@ -786,7 +788,7 @@ class _Port:
         return [call.id for call in self.state.executed]
 
 
-def _may_retreat(problems: Sequence[Problem]) -> bool:
+def _may_retreat(problems: Sequence[Problem], messages: Sequence[Mapping[str, Any]]) -> bool:
     """Whether, where the answer decides, the retry of a rejected answer may answer in text
     instead of calling.
 
@@ -794,9 +796,11 @@ def _may_retreat(problems: Sequence[Problem]) -> bool:
     step), a call whose only fault is values the conversation never gave is as likely a call
     that should not have been made (BFCL's irrelevance cases: the 0.5B demo model invents
     `weight=70, height=1.75` for a BMI tool nobody asked about) as a mistyped value: the
-    feedback says both, and the model chooses.
+    feedback says both, and the model chooses. A value one slip from a stated one
+    (`_slips`) was meant: that retry is forced, and held to the stated value.
     """
-    return bool(problems) and all(p.kind == "ungrounded" for p in problems)
+    ungrounded = bool(problems) and all(p.kind == "ungrounded" for p in problems)
+    return ungrounded and not slipped(problems, messages)
 
 
 def _feedback(

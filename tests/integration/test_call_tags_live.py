@@ -11,7 +11,9 @@ assert the requests and the values, never a rate.
 
 from __future__ import annotations
 
-from toolcall_sdk import ToolCallClient
+import pytest
+
+from toolcall_sdk import ToolCallClient, ToolCallFailed
 from toolcall_sdk._call_tags import CallTagMode
 from toolcall_sdk.launcher import Server
 from toolcall_sdk_demo.tools import DEMO_TOOLS
@@ -33,10 +35,17 @@ def _client(server: Server, mode: CallTagMode) -> ToolCallClient:
 
 
 def test_an_auto_call_is_held_to_the_amount_the_user_stated(demo_server: Server) -> None:
-    free = _client(demo_server, "off").call(INVOICE)
+    # Free, the ten-times amount is refused as a slip of the stated one (no retry here).
+    with pytest.raises(ToolCallFailed) as free:
+        _client(demo_server, "off").call(INVOICE)
     held = _client(demo_server, "grounded").call(INVOICE)
 
-    assert free.call.arguments.model_dump()["amount_vnd"] == 125000000
+    [refused] = free.value.attempts
+    [problem] = refused.problems
+    assert (problem.kind, [(f.field, f.value) for f in problem.fields]) == (
+        "ungrounded",
+        [("amount_vnd", 125000000)],
+    )
     assert held.call.arguments.model_dump()["amount_vnd"] == 12500000
     [attempt] = held.attempts
     assert attempt.request.tool_choice == "auto"
@@ -45,7 +54,7 @@ def test_an_auto_call_is_held_to_the_amount_the_user_stated(demo_server: Server)
         "create_invoice:/amount_vnd",
         "create_invoice:/due_date",
     )
-    assert free.attempts[0].request.constrained == ()
+    assert refused.request.constrained == ()
 
 
 def test_a_call_to_a_tool_nobody_offered_is_not_turned_into_an_offered_one(

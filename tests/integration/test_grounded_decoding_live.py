@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolcall_sdk import ToolCallClient
+from toolcall_sdk import ToolCallClient, ToolCallFailed
 from toolcall_sdk.grounding._decoding import DecodingMode
 from toolcall_sdk.launcher import Server
 from toolcall_sdk_demo.tools import create_invoice
@@ -41,14 +41,38 @@ def _client(server: Server, mode: DecodingMode) -> ToolCallClient:
 def test_a_forced_call_holds_the_amount_to_the_one_the_user_stated(
     demo_server: Server, prompt: str, stated: int, unheld: int
 ) -> None:
-    free = _client(demo_server, "off").call(prompt)
+    # Free, the slipped amount is refused (no retry here): the check's slip rule.
+    with pytest.raises(ToolCallFailed) as free:
+        _client(demo_server, "off").call(prompt)
     held = _client(demo_server, "forced").call(prompt)
 
-    assert free.call.arguments.model_dump()["amount_vnd"] == unheld
+    [refused] = free.value.attempts
+    assert [(f.field, f.value) for p in refused.problems for f in p.fields] == [
+        ("amount_vnd", unheld)
+    ]
     assert held.call.arguments.model_dump()["amount_vnd"] == stated
     assert held.attempts[0].request.constrained == (
         "create_invoice:/customer_id",
         "create_invoice:/amount_vnd",
         "create_invoice:/due_date",
     )
-    assert free.attempts[0].request.constrained == ()
+    assert refused.request.constrained == ()
+
+
+def test_the_default_client_refuses_a_slipped_amount_and_holds_the_retry_to_the_stated_one(
+    demo_server: Server,
+) -> None:
+    # Grounding and grounded decoding off, the client's defaults: the ten-times amount is a
+    # slip of the stated one, fed back, and the forced retry holds only that field.
+    client = ToolCallClient(
+        base_url=demo_server.base_url, model=MODEL, tools=[create_invoice], max_tokens=200
+    )
+
+    result = client.call("Invoice customer CUS-000042 for 12.5 million VND, due 2030-12-31.")
+
+    first, retry = result.attempts
+    assert [(f.field, f.value) for p in first.problems for f in p.fields] == [
+        ("amount_vnd", 125000000)
+    ]
+    assert retry.request.constrained == ("create_invoice:/amount_vnd",)
+    assert result.call.arguments.model_dump()["amount_vnd"] == 12500000

@@ -40,6 +40,7 @@ from toolcall_sdk.grounding._check import Grounder, _compiled
 from toolcall_sdk.grounding._dates import resolve
 from toolcall_sdk.grounding._plan import Plan, Rule
 from toolcall_sdk.grounding._policy import GroundingPolicy
+from toolcall_sdk.grounding._slips import is_slip_of
 from toolcall_sdk.grounding._sources import Conversation, conversation_of
 
 __all__ = [
@@ -223,7 +224,8 @@ def _after_refusal(
 
     A refused date that is one reading of a date written without its year ("July 22":
     2026-07-22 and 2027-07-22) leaves its other readings only: offered every stated date
-    less the refused one, the 0.5B took the reference day the system prompt states. With
+    less the refused one, the 0.5B took the reference day the system prompt states. A
+    refused value one slip away from a stated one (`_slips`) leaves that stated value. With
     `readings_only` (the hold grounded decoding's `"off"` makes) nothing else is left:
     "received ... on 09/11/2026" as a due date, refused as past, held to the other stated
     dates, became the reference day, and a wrong call ran where none had.
@@ -235,9 +237,12 @@ def _after_refusal(
         if _among(value, refused) and isinstance(value, str) and _ISO_DAY.fullmatch(value)
     }
     others = [value for value in left if isinstance(value, str) and value[4:] in days]
+    # A refused 25000000 for a stated 2500000, a refused 2027-11-01 for "11 January 2027":
+    # the value it slipped from (`_slips`).
+    slipped_from = [value for value in left if any(is_slip_of(r, value) for r in refused)]
     if readings_only:
-        return others or None
-    return others or left or None
+        return others or slipped_from or None
+    return others or slipped_from or left or None
 
 
 def _among(value: Any, refused: Sequence[Any]) -> bool:

@@ -28,6 +28,8 @@ from ..conftest import ClientFactory, Ledger
 ASKED = "Invoice CUS-000042 for 12.5 million VND, due 2028-01-31."
 RIGHT = {"customer_id": "CUS-000042", "amount_vnd": 12_500_000, "due_date": "2028-01-31"}
 WRONG = {**RIGHT, "amount_vnd": 125_000_000}
+# Not stated either, but not a slip of a stated value: only a grounding policy refuses it.
+INVENTED = {**RIGHT, "amount_vnd": 13_000_000}
 FEEDBACK = (
     "UNGROUNDED in create_invoice (call call_1):\n"
     '- amount_vnd: 125000000 is not a number the user gave; the user wrote "12.5 million VND" '
@@ -106,8 +108,9 @@ def test_an_invented_id_is_caught_by_the_default_policy_a_number_is_not(
     )
 
 
-def test_the_client_default_checks_nothing(create_invoice: Any) -> None:
-    invented = {**WRONG, "due_date": "2028-01-13"}
+def test_the_client_default_checks_nothing_but_slips(create_invoice: Any) -> None:
+    # An invented date runs; 125000000 for "12.5 million" would not (test_slipped_values.py).
+    invented = {**RIGHT, "due_date": "2028-01-13"}
     model = ScriptedModel([tool_call("create_invoice", invented)])
     client = ToolCallClient(
         base_url=model.base_url,
@@ -154,7 +157,7 @@ def test_the_per_call_option_overrides_the_clients(
         [
             tool_call("create_invoice", WRONG),
             tool_call("create_invoice", RIGHT),
-            tool_call("create_invoice", WRONG),
+            tool_call("create_invoice", INVENTED),
         ]
     )
     client = make_client(model, [create_invoice], grounding=False)

@@ -75,7 +75,8 @@ def test_main_prints_the_table_and_the_cases_that_changed(
     )
     before = tmp_path / "before.json"
     before.write_text(
-        json.dumps({"run/inv-002": {"bounced": True, "verdict": "hard_fail"}}), encoding="utf-8"
+        json.dumps({"run (recorded)/inv-002": {"bounced": True, "verdict": "hard_fail"}}),
+        encoding="utf-8",
     )
     out = tmp_path / "now.json"
     argv = [
@@ -91,6 +92,6 @@ def test_main_prints_the_table_and_the_cases_that_changed(
     ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "| run | 1 | 0 | 0.0% |" in printed
-    assert "run/inv-002: hard_fail -> pass" in printed
-    assert json.loads(out.read_text(encoding="utf-8"))["run/inv-002"]["bounced"] is False
+    assert "| run (recorded) | 1 | 0 | 0.0% |" in printed
+    assert "run (recorded)/inv-002: hard_fail -> pass" in printed
+    assert json.loads(out.read_text(encoding="utf-8"))["run (recorded)/inv-002"]["bounced"] is False
