@@ -21,13 +21,13 @@ slipped from (`_decoding`): told, the 0.5B writes the same value again.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from datetime import date
+from decimal import Decimal
 from typing import Any, Final
 
 from toolcall_sdk._results import Problem, ToolCall
+from toolcall_sdk.grounding._check import _date_of, _decimal
 from toolcall_sdk.grounding._policy import GroundingPolicy, ValueKind
 from toolcall_sdk.grounding._sources import Conversation, conversation_of
 
@@ -38,7 +38,6 @@ __all__ = ["is_slip_of", "slip_policy", "slipped"]
 MIN_SLIP_NUMBER: Final = Decimal(1000)
 # The zeros a small model adds to or drops from an amount: one.
 FACTORS: Final = (Decimal(10),)
-_ISO_DAY: Final = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
 def slip_policy(
@@ -85,7 +84,7 @@ def is_slip_of(value: Any, stated: Any) -> bool:
         return number >= MIN_SLIP_NUMBER and any(
             number in (other * factor, other / factor) for factor in FACTORS
         )
-    day, other_day = _day(value), _day(stated)
+    day, other_day = _date_of(value), _date_of(stated)
     return day is not None and other_day is not None and _swapped(day) == other_day
 
 
@@ -99,7 +98,7 @@ def _slipped(value: Any, conversation: Conversation) -> ValueKind | None:
             if factor not in stated and (number * factor in stated or number / factor in stated):
                 return "number"
         return None
-    day = _day(value)
+    day = _date_of(value)
     if day is not None and not conversation.states_date(day):
         swapped = _swapped(day)
         if swapped is not None and conversation.states_date(swapped):
@@ -108,26 +107,8 @@ def _slipped(value: Any, conversation: Conversation) -> ValueKind | None:
 
 
 def _number(value: Any) -> Decimal | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        return abs(Decimal(str(value)))
-    except InvalidOperation:  # inf, nan
-        return None
-
-
-def _day(value: Any) -> date | None:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    match = _ISO_DAY.fullmatch(value) if isinstance(value, str) else None
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
+    number = _decimal(value) if isinstance(value, int | float) else None
+    return None if number is None or not number.is_finite() else abs(number)
 
 
 def _swapped(day: date) -> date | None:
