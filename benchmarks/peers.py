@@ -242,6 +242,17 @@ FRAMEWORKS: Final[Mapping[str, Ask]] = {
 }
 
 
+def _server_failed(exc: BaseException) -> bool:
+    """Whether the server, not the framework, failed (frameworks wrap the openai error):
+    such a pair is not a result, and a rerun tries it again."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, openai.APIConnectionError | openai.InternalServerError):
+            return True  # APITimeoutError is an APIConnectionError
+        seen = seen.__cause__ or seen.__context__
+    return "Error code: 5" in str(exc)
+
+
 async def run_peer(
     name: str, case: EvalCase, base_url: str, model: str, max_tokens: int, request_timeout: float
 ) -> PipelineOutcome:
@@ -263,11 +274,12 @@ async def run_peer(
         try:
             server = Server(client, base_url, http_client, model, max_tokens)
             outcome.calls = await FRAMEWORKS[name](case, server)
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-            outcome.unfinished = f"server: {exc}"
         except Exception as exc:  # a framework's own error is its answer: nothing ran
-            outcome.hard_error = f"{type(exc).__name__}: {first_line(str(exc))}"
-            outcome.hard_kind = "unparseable"
+            if _server_failed(exc):
+                outcome.unfinished = f"server: {first_line(str(exc))}"
+            else:
+                outcome.hard_error = f"{type(exc).__name__}: {first_line(str(exc))}"
+                outcome.hard_kind = "unparseable"
     outcome.requests = count
     outcome.latency_s = time.monotonic() - started
     return outcome
