@@ -51,6 +51,7 @@ import httpx2
 import openai
 from pydantic import BaseModel, ValidationError, create_model
 
+from benchmarks.ladder import BFCL_CATEGORIES, INVOICES
 from toolcall_sdk._tools import Tool
 from toolcall_sdk.evals._cases import EvalCase
 from toolcall_sdk.evals._cli import gather_cases
@@ -60,9 +61,6 @@ from toolcall_sdk.evals._preflight import preflight
 from toolcall_sdk.evals._runner import load_records, make_record
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS
 
-REPO: Final = Path(__file__).resolve().parents[1]
-INVOICES: Final = REPO / "evals" / "invoices.jsonl"
-BFCL_CATEGORIES: Final = ("simple_python", "multiple", "parallel", "irrelevance")
 PEERS_FILE: Final = "peers.jsonl"
 LADDER_RUNGS: Final = ("auto+parser", "full")
 

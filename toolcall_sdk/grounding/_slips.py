@@ -36,6 +36,8 @@ __all__ = ["is_slip_of", "slip_policy", "slipped"]
 # Below this a tenth or ten times a stated number is too often a right computed value
 # ("10% of 5000", a price per piece).
 MIN_SLIP_NUMBER: Final = Decimal(1000)
+# Where a slipped-from value may be stated: the check's default sources.
+_SOURCES: Final = GroundingPolicy().sources
 # The zeros a small model adds to or drops from an amount: one.
 FACTORS: Final = (Decimal(10),)
 
@@ -49,14 +51,11 @@ def slip_policy(
         calls: The answer's validated calls.
         messages: The conversation the calls answer (the request's messages).
     """
-    policy = GroundingPolicy()
-    conversation: Conversation | None = None
+    conversation = conversation_of(messages, _SOURCES)  # each part read on first use
     kinds: set[ValueKind] = set()
     for call in calls:
         data = call.arguments.model_dump(mode="json", by_alias=True, exclude_unset=True)
         for value in _leaves(data):
-            if conversation is None:
-                conversation = conversation_of(messages, policy.sources)
             kind = _slipped(value, conversation)
             if kind is not None:
                 kinds.add(kind)
@@ -66,8 +65,7 @@ def slip_policy(
 def slipped(problems: Sequence[Problem], messages: Sequence[Mapping[str, Any]]) -> bool:
     """Whether an `ungrounded` problem's value is one slip from a stated value: the answer
     meant to call, so its retry is forced and held, never free to answer in text."""
-    policy = GroundingPolicy()
-    conversation = conversation_of(messages, policy.sources)
+    conversation = conversation_of(messages, _SOURCES)
     return any(
         _slipped(error.value, conversation) is not None
         for problem in problems
