@@ -44,6 +44,7 @@ from toolcall_sdk.evals._runner import load_records
 from toolcall_sdk.evals._seed import SEED_PASS_RATES, SEED_SOURCE, seed_text
 from toolcall_sdk.evals._settings import DEFAULT_MAX_TOKENS, EvalSettings
 from toolcall_sdk.grounding._policy import CHOICES
+from toolcall_sdk.grounding._unstated import OPTIONAL_VALUES
 from toolcall_sdk.routing import ROUTER_NAMES
 
 REPO: Final = Path(__file__).resolve().parents[1]
@@ -88,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
         default=_default("listed_values"),
         choices=LISTED_VALUES,
         help="the full pipeline's listed_values (default: the client's)",
+    )
+    parser.add_argument(
+        "--optional-values",
+        default=_default("optional_values"),
+        choices=OPTIONAL_VALUES,
+        help="the full pipeline's optional_values (default: the client's)",
     )
     parser.add_argument(
         "--parallel-calls",
@@ -146,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         grounding=args.grounding,
         call_tags=args.call_tags,
         listed_values=args.listed_values,
+        optional_values=args.optional_values,
         parallel_tool_calls=args.parallel_tool_calls,
     )
     out = Path(args.out)

@@ -751,6 +751,14 @@ class ToolCallClient(_ClientCore):
             out costs no request (the default). Nothing of the answer runs before. Only a
             request the conversation ends with is read (not a later step of `run()`). See
             docs/pipeline.md, "Every call a request asks for".
+        optional_values: `"stated"` (the default) leaves out of a call an optional
+            free-text argument (a string or list of strings with no `enum`, `pattern` or
+            `format`) whose description says what leaving it out does ("Default is all
+            fields", "optional", "if not specified") and whose value no word of the
+            conversation states, before the call is validated; the attempt records it as
+            the repair `tool:unstated_optional:/field`. `Derived()` fields and values equal
+            to the field's default are kept. `"any"` keeps what the model wrote. See
+            docs/grounding.md, "Optional values nobody gave".
         samples: Answers per stage-2 request (the server's `n`, at temperature 0.7 where
             `temperature` is unset or 0): where the answer decides, more texts than calls
             answer in text; else the step goes on with the valid, grounded calls most of

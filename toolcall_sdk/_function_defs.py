@@ -34,6 +34,6 @@ def arguments_object(arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's depth: not ours
             return {}
     return arguments if isinstance(arguments, dict) else {}

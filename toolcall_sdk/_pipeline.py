@@ -77,6 +77,8 @@ from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request
 from toolcall_sdk.grounding._implied import implied_policy
 from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.grounding._slips import slipped
+from toolcall_sdk.grounding._unfounded import without_unfounded_tools
+from toolcall_sdk.grounding._unstated import OptionalValues, left_out_unstated
 from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
     AskModel,
@@ -146,6 +148,8 @@ class Config:
     tag_support: TagSupport = field(default_factory=TagSupport)
     # Whether an answer that leaves out values the request lists is asked to complete.
     listed_values: ListedValues = "continue_listed"
+    # Whether an optional free-text value nobody stated is left out (grounding/_unstated).
+    optional_values: OptionalValues = "stated"
     samples: int = 1  # answers per stage-2 request, one kept by vote (_sampling)
     examples: ExampleBank | None = None  # demonstrations of stage 2 (_demonstrations)
 
@@ -424,11 +428,20 @@ def _checked(
     repairs: list[str],
 ) -> tuple[list[ToolCall], list[Problem]]:
     """An answer's calls and problems: the schema and the rules, then grounding."""
+    schemas = {name: config.schemas[name]["function"]["parameters"] for name in offered_tools}
+    if config.optional_values == "stated":
+        # An optional value nobody stated, where its tool documents leaving it out.
+        sources = (config.grounding or FULL_POLICY).sources
+        plans = _grounder(config).plan
+        message, left = left_out_unstated(
+            message, offered_tools, schemas, plans, state.history, sources
+        )
+        repairs += left
     calls, problems = check_answer(
         message,
         offered_tools,
         context=validation_context,
-        schemas={name: config.schemas[name]["function"]["parameters"] for name in offered_tools},
+        schemas=schemas,
         finish_reason=attempt.finish_reason,
         repairs=repairs,
     )
@@ -906,6 +919,10 @@ def _ask_for_calls(
     params = _call_params(config, state.history, offered, may_answer=may_answer)
     if shape is not None:
         params = shape(params)
+    # A tool whose refused identifier the conversation states nowhere is left out (`_unfounded`).
+    params, _ = without_unfounded_tools(
+        params, state.attempts, (config.grounding or FULL_POLICY).sources
+    )
     hold = partial(
         grounded_request,
         grounder=_grounder(config),

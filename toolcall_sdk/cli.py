@@ -33,6 +33,7 @@ EVAL_WIDTH = 160
 _PARALLEL = "Parallelism and several nodes (docs/scaling.md)"
 _FEATURES = "Server features (docs/launch.md)"
 _INSTALL = "Where vLLM is"
+_FULL = "The full pipeline's levers (docs/pipeline.md)"
 EXIT_USAGE = 2
 
 app = typer.Typer(
@@ -553,6 +554,7 @@ def eval_(
             metavar="POLICY",
             help="The full pipeline's grounding check: off, default (identifiers and "
             "dates) or all (numbers too).",
+            rich_help_panel=_FULL,
         ),
     ] = "off",
     call_tags: Annotated[
@@ -562,6 +564,7 @@ def eval_(
             metavar="MODE",
             help="The full pipeline's call tags: off, schema (a call started in an auto "
             "answer held to its schema) or grounded (and to the stated values).",
+            rich_help_panel=_FULL,
         ),
     ] = "off",
     listed_values: Annotated[
@@ -572,8 +575,19 @@ def eval_(
             help="The full pipeline's answer to a request it gave fewer calls than asked: "
             "off, ask, complete, continue (the model's answer continued with another call), "
             "or continue_listed (only where the request states a value the calls left out).",
+            rich_help_panel=_FULL,
         ),
     ] = "continue_listed",
+    optional_values: Annotated[
+        str,
+        typer.Option(
+            "--optional-values",
+            metavar="MODE",
+            help="The full pipeline's optional values: stated (an optional free-text "
+            "value no message states is left out) or any.",
+            rich_help_panel=_FULL,
+        ),
+    ] = "stated",
     parallel_tool_calls: Annotated[
         bool,
         typer.Option(
@@ -646,6 +660,7 @@ def eval_(
     from toolcall_sdk.evals._preflight import preflight
     from toolcall_sdk.evals._runner import check_kinds, default_pipelines
     from toolcall_sdk.grounding._policy import CHOICES
+    from toolcall_sdk.grounding._unstated import OPTIONAL_VALUES
     from toolcall_sdk.routing import ROUTER_NAMES
 
     for case_file in cases or []:
@@ -665,6 +680,7 @@ def eval_(
         ("--grounding", grounding, CHOICES),
         ("--call-tags", call_tags, CALL_TAG_MODES),
         ("--listed-values", listed_values, LISTED_VALUES),
+        ("--optional-values", optional_values, OPTIONAL_VALUES),
     )
     try:
         loaded = gather_cases(cases or [], bfcl, limit=limit, allow_code=allow_code)
@@ -687,6 +703,7 @@ def eval_(
         grounding=grounding,
         call_tags=call_tags,
         listed_values=listed_values,
+        optional_values=optional_values,
         parallel_tool_calls=True if parallel_tool_calls else None,
     )
     sources = [*(cases or []), *([f"bfcl:{bfcl}"] if bfcl else [])]
@@ -951,6 +968,15 @@ def proxy(
             "(only where the request states a value the calls left out).",
         ),
     ] = "continue_listed",
+    optional_values: Annotated[
+        str,
+        typer.Option(
+            "--optional-values",
+            metavar="MODE",
+            help="An optional free-text value no message states: stated (left out where its "
+            "tool documents the default) or any (kept).",
+        ),
+    ] = "stated",
     record: Annotated[
         str | None,
         typer.Option(
@@ -992,6 +1018,7 @@ def proxy(
             grounding=grounding,
             call_tags=call_tags,
             listed_values=listed_values,
+            optional_values=optional_values,
             record=record,
         )
     except ProxyConfigError as exc:

@@ -61,9 +61,16 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
             "recover": True,
             "strict": False,
             "grounding": False,
+            "optional_values": "any",
         }
     if pipeline == "required+validate":
-        return {"router": "always", "max_retries": 0, "recover": False, "grounding": False}
+        return {
+            "router": "always",
+            "max_retries": 0,
+            "recover": False,
+            "grounding": False,
+            "optional_values": "any",
+        }
     return {
         "router": settings.router,
         "max_retries": settings.max_retries,
@@ -72,6 +79,7 @@ def _options(pipeline: str, settings: EvalSettings) -> dict[str, Any]:
         "grounded_decoding": settings.grounded_decoding,
         "call_tags": settings.call_tags,
         "listed_values": settings.listed_values,
+        "optional_values": settings.optional_values,
         "samples": settings.samples,
         "examples": settings.examples,
     }

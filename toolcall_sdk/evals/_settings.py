@@ -52,6 +52,8 @@ class EvalSettings:
         listed_values: The `full` pipeline's answer to a request that lists more values
             than its calls used (`off`, `ask`, `complete`, `continue`,
             `continue_listed`: the client's `listed_values=`).
+        optional_values: The `full` pipeline's optional values (`stated`, `any`: the
+            client's `optional_values=`).
         samples: The `full` pipeline's answers per stage-2 request (the client's
             `samples=`; 1 asks for one).
         parallel_tool_calls: Sent as `parallel_tool_calls` by every rung when set; True
@@ -75,6 +77,7 @@ class EvalSettings:
     grounded_decoding: str = "off"
     call_tags: str = "off"
     listed_values: str = "continue_listed"
+    optional_values: str = "stated"
     samples: int = 1
     parallel_tool_calls: bool | None = None
     examples: ExamplesSpec = None
@@ -112,6 +115,7 @@ def describe_settings(settings: EvalSettings) -> Mapping[str, Any]:
         "grounded_decoding": settings.grounded_decoding,
         "call_tags": settings.call_tags,
         "listed_values": settings.listed_values,
+        "optional_values": settings.optional_values,
         "samples": settings.samples,
         "parallel_tool_calls": settings.parallel_tool_calls,
         "examples": _described_examples(settings.examples),

@@ -48,6 +48,7 @@ __all__ = [
     "MAX_CANDIDATES",
     "DecodingMode",
     "grounded_request",
+    "identifiers_in",
     "switched_tool",
     "with_enum",
 ]
@@ -269,7 +270,7 @@ def _candidates(
         and isinstance(branch.get("pattern"), str)
         and ("identifier" in policy.kinds)
     ):
-        values = _identifiers(branch["pattern"], conversation)
+        values = identifiers_in(branch["pattern"], conversation)
     else:
         return None
     if not values or len(values) > MAX_CANDIDATES:
@@ -397,7 +398,8 @@ def _dates(conversation: Conversation, policy: GroundingPolicy) -> list[Any]:
     return [day.isoformat() for day in sorted(days)]
 
 
-def _identifiers(pattern: str, conversation: Conversation) -> list[Any]:
+def identifiers_in(pattern: str, conversation: Conversation) -> list[Any]:
+    """The tokens of the sources the pattern matches as a whole, each once, in order."""
     compiled = _compiled(pattern)
     if compiled is None:
         return []

@@ -111,6 +111,7 @@ class ClientCache:
             grounding=self._config.grounding or False,
             call_tags=self._config.call_tags,
             listed_values=self._config.listed_values,
+            optional_values=self._config.optional_values,
             record=self._config.recorder,
             **options,
         )

@@ -18,6 +18,7 @@ from toolcall_sdk._recorder import Recorder
 from toolcall_sdk._traffic import recorder_for
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
 from toolcall_sdk.grounding._policy import named_grounding, resolve_grounding
+from toolcall_sdk.grounding._unstated import OPTIONAL_VALUES, OptionalValues
 from toolcall_sdk.routing import ROUTER_NAMES
 
 __all__ = [
@@ -76,6 +77,9 @@ class ProxyOptions(TypedDict, total=False):
             gets (`"off"`, `"ask"`, `"complete"`, `"continue"`, `"continue_listed"`: the client's
             `listed_values=`); only a conversation that ends with the user's request is
             read.
+        optional_values: Whether an optional free-text value no message states is left
+            out where its tool documents the default (`"stated"`, the default) or kept
+            (`"any"`: the client's `optional_values=`).
         record: Record each tool request the pipeline served: a folder (a
             `TrafficRecorder` on it, one JSON line per request, `source: "proxy"`,
             `operation: "chat"`) or a recorder object; None records nothing. See
@@ -94,6 +98,7 @@ class ProxyOptions(TypedDict, total=False):
     grounding: GroundingSpec | str
     call_tags: str
     listed_values: str
+    optional_values: str
     record: str | os.PathLike[str] | Recorder | None
 
 
@@ -114,6 +119,7 @@ class ProxyConfig:
     grounding: GroundingPolicy | None = None
     call_tags: CallTagMode = "off"
     listed_values: ListedValues = "continue_listed"
+    optional_values: OptionalValues = "stated"
     recorder: Recorder | None = None
 
 
@@ -123,7 +129,7 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     Raises:
         ProxyConfigError: No upstream, an upstream that is not an http(s) URL, an unknown
             router, a negative retry count, a timeout that is not a positive number, or an
-            unknown grounding, call tags or listed values.
+            unknown grounding, call tags, listed values or optional values.
     """
     upstreams = (upstream,) if isinstance(upstream, str) else tuple(upstream)
     if not upstreams:
@@ -151,16 +157,9 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
-    call_tags = options.get("call_tags", "off")
-    if call_tags not in CALL_TAG_MODES:
-        raise ProxyConfigError(
-            f"--call-tags must be one of {', '.join(CALL_TAG_MODES)} (got {call_tags!r})"
-        )
-    listed_values = options.get("listed_values", "off")
-    if listed_values not in LISTED_VALUES:
-        raise ProxyConfigError(
-            f"--listed-values must be one of {', '.join(LISTED_VALUES)} (got {listed_values!r})"
-        )
+    call_tags = _choice(options, "call_tags", "off", CALL_TAG_MODES)
+    listed_values = _choice(options, "listed_values", "off", LISTED_VALUES)
+    optional_values = _choice(options, "optional_values", "stated", OPTIONAL_VALUES)
     try:
         given = options.get("grounding", False)
         grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
@@ -180,8 +179,18 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
         grounding=grounding,
         call_tags=call_tags,
         listed_values=listed_values,
+        optional_values=optional_values,
         recorder=_recorder(options.get("record")),
     )
+
+
+def _choice(options: ProxyOptions, name: str, default: str, choices: Sequence[str]) -> Any:
+    """The option `name`, one of `choices` (its command line flag in the error)."""
+    value = options.get(name, default)
+    if value not in choices:
+        flag = "--" + name.replace("_", "-")
+        raise ProxyConfigError(f"{flag} must be one of {', '.join(choices)} (got {value!r})")
+    return value
 
 
 def _recorder(spec: Any) -> Recorder | None:
