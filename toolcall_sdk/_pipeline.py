@@ -77,7 +77,6 @@ from toolcall_sdk.grounding._decoding import DecodingMode, grounded_request
 from toolcall_sdk.grounding._implied import implied_policy
 from toolcall_sdk.grounding._policy import resolve_grounding
 from toolcall_sdk.grounding._slips import slipped
-from toolcall_sdk.grounding._unfounded import without_unfounded_tools
 from toolcall_sdk.grounding._unstated import OptionalValues, left_out_unstated
 from toolcall_sdk.parsing import detect_format
 from toolcall_sdk.routing import (
@@ -919,10 +918,6 @@ def _ask_for_calls(
     params = _call_params(config, state.history, offered, may_answer=may_answer)
     if shape is not None:
         params = shape(params)
-    # A tool whose refused identifier the conversation states nowhere is left out (`_unfounded`).
-    params, _ = without_unfounded_tools(
-        params, state.attempts, (config.grounding or FULL_POLICY).sources
-    )
     hold = partial(
         grounded_request,
         grounder=_grounder(config),

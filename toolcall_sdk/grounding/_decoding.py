@@ -48,7 +48,6 @@ __all__ = [
     "MAX_CANDIDATES",
     "DecodingMode",
     "grounded_request",
-    "identifiers_in",
     "switched_tool",
     "with_enum",
 ]
@@ -270,7 +269,7 @@ def _candidates(
         and isinstance(branch.get("pattern"), str)
         and ("identifier" in policy.kinds)
     ):
-        values = identifiers_in(branch["pattern"], conversation)
+        values = _identifiers(branch["pattern"], conversation)
     else:
         return None
     if not values or len(values) > MAX_CANDIDATES:
@@ -398,8 +397,7 @@ def _dates(conversation: Conversation, policy: GroundingPolicy) -> list[Any]:
     return [day.isoformat() for day in sorted(days)]
 
 
-def identifiers_in(pattern: str, conversation: Conversation) -> list[Any]:
-    """The tokens of the sources the pattern matches as a whole, each once, in order."""
+def _identifiers(pattern: str, conversation: Conversation) -> list[Any]:
     compiled = _compiled(pattern)
     if compiled is None:
         return []
