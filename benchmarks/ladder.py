@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--api-key")
     parser.add_argument("--per-source", type=int, default=50, help="cases per source")
     parser.add_argument("--out", default="runs/ladder", help="folder for the reports")
-    parser.add_argument("--cases", default=str(INVOICES), help="the case file")
+    parser.add_argument("--cases", default=str(INVOICES), help="the case file ('' for none)")
     parser.add_argument(
         "--bfcl", default=",".join(BFCL_CATEGORIES), help="BFCL categories, comma-separated"
     )
@@ -125,9 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # This repository's own case file names its tools as Python; trusting it is trusting
     # the checkout this script runs from. Any other file needs --allow-code.
     allow_code = args.allow_code or Path(args.cases).resolve() == INVOICES
-    sources: list[tuple[str, str, list[str], str | None]] = [
-        (Path(args.cases).stem, args.cases, [args.cases], None)
-    ]
+    sources: list[tuple[str, str, list[str], str | None]] = (
+        [(Path(args.cases).stem, args.cases, [args.cases], None)] if args.cases else []
+    )
     for category in [c.strip() for c in args.bfcl.split(",") if c.strip()]:
         sources.append((f"bfcl-{category}", f"bfcl:{category}", [], category))
     try:
