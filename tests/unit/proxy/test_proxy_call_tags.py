@@ -7,9 +7,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import ProxyConfigError, create_app
 from toolcall_sdk.testing import ScriptedModel, tool_call
+
+from ._post import post_through_proxy
 
 INVOICE: dict[str, Any] = {
     "type": "function",
@@ -30,21 +31,9 @@ MESSAGES = [{"role": "user", "content": "Invoice CUS-000042 for 12.5 million VND
 RIGHT = {"customer_id": "CUS-000042", "amount_vnd": 12_500_000}
 
 
-async def no_sleep(seconds: float) -> None:
-    """Backoffs are not waited for here."""
-
-
 async def post(model: ScriptedModel, **options: Any) -> httpx2.Response:
-    app = create_app(
-        model.base_url,
-        http_client=model.async_http_client(),
-        retry=RetryPolicy(async_sleep=no_sleep, jitter=0.0),
-        **options,
-    )
-    transport = httpx2.ASGITransport(app=app)
-    async with httpx2.AsyncClient(transport=transport, base_url="http://proxy") as caller:
-        body = {"model": "m", "messages": MESSAGES, "tools": [INVOICE]}
-        return await caller.post("/v1/chat/completions", json=body)
+    body = {"model": "m", "messages": MESSAGES, "tools": [INVOICE]}
+    return await post_through_proxy(model, body, **options)
 
 
 async def test_a_grounded_tag_holds_the_stated_values_of_the_callers_messages() -> None:

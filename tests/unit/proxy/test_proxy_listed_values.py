@@ -9,9 +9,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import ProxyConfigError, create_app
 from toolcall_sdk.testing import ScriptedModel, text, tool_call
+
+from ._post import post_through_proxy
 
 FACTORIAL: dict[str, Any] = {
     "type": "function",
@@ -31,25 +32,13 @@ CONTINUED = (
 )
 
 
-async def no_sleep(seconds: float) -> None:
-    """Backoffs are not waited for here."""
-
-
 async def post(model: ScriptedModel, **options: Any) -> httpx2.Response:
-    app = create_app(
-        model.base_url,
-        http_client=model.async_http_client(),
-        retry=RetryPolicy(async_sleep=no_sleep, jitter=0.0),
-        **options,
-    )
-    transport = httpx2.ASGITransport(app=app)
-    async with httpx2.AsyncClient(transport=transport, base_url="http://proxy") as caller:
-        body = {
-            "model": "Qwen/Qwen2.5-Coder-0.5B-Instruct",
-            "messages": MESSAGES,
-            "tools": [FACTORIAL],
-        }
-        return await caller.post("/v1/chat/completions", json=body)
+    body = {
+        "model": "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        "messages": MESSAGES,
+        "tools": [FACTORIAL],
+    }
+    return await post_through_proxy(model, body, **options)
 
 
 async def test_continue_gives_the_caller_every_call_in_one_answer() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
 import pytest
 
-from toolcall_sdk import RetryPolicy
 from toolcall_sdk.proxy import ProxyConfigError, create_app
 from toolcall_sdk.testing import ScriptedModel, tool_call
+
+from ._post import post_through_proxy
 
 # BFCL simple_python_280's tool, as a caller sends it.
 FIND_INSTRUMENT: dict[str, Any] = {
@@ -37,25 +37,13 @@ MESSAGES = [{"role": "user", "content": "Find an acoustic instrument within my b
 ANSWER = {"budget": 1000, "type": "acoustic", "make": "Fender"}
 
 
-async def no_sleep(seconds: float) -> None:
-    """Backoffs are not waited for here."""
-
-
 async def arguments(model: ScriptedModel, **options: Any) -> dict[str, Any]:
-    app = create_app(
-        model.base_url,
-        http_client=model.async_http_client(),
-        retry=RetryPolicy(async_sleep=no_sleep, jitter=0.0),
-        **options,
-    )
-    transport = httpx2.ASGITransport(app=app)
-    async with httpx2.AsyncClient(transport=transport, base_url="http://proxy") as caller:
-        body = {
-            "model": "Qwen/Qwen2.5-Coder-0.5B-Instruct",
-            "messages": MESSAGES,
-            "tools": [FIND_INSTRUMENT],
-        }
-        response = await caller.post("/v1/chat/completions", json=body)
+    body = {
+        "model": "Qwen/Qwen2.5-Coder-0.5B-Instruct",
+        "messages": MESSAGES,
+        "tools": [FIND_INSTRUMENT],
+    }
+    response = await post_through_proxy(model, body, **options)
     assert response.status_code == 200
     [call] = response.json()["choices"][0]["message"]["tool_calls"]
     result: dict[str, Any] = json.loads(call["function"]["arguments"])
