@@ -40,7 +40,7 @@ from pydantic_core import PydanticUndefined
 
 from toolcall_sdk._function_defs import arguments_object, parameters_of, schema_branches
 from toolcall_sdk._tools import Tool
-from toolcall_sdk.grounding._fold import words_of
+from toolcall_sdk.grounding._fold import fold
 from toolcall_sdk.grounding._plan import Plan
 from toolcall_sdk.grounding._policy import SourceRole
 from toolcall_sdk.grounding._sources import conversation_of
@@ -61,6 +61,7 @@ _DOCUMENTED_DEFAULT: Final = re.compile(
     re.IGNORECASE,
 )
 _LETTER: Final = re.compile(r"[^\W\d_]")
+# The words of a folded text, letters split from digits ("24h": "24", "h").
 _LETTERS_OR_DIGITS: Final = re.compile(r"[a-z]+|[0-9]+")
 # A word of a value is stated where a word of the conversation begins with this many of its
 # first letters (or with all of a shorter one).
@@ -125,7 +126,7 @@ class _Stems:
             self._stems = {
                 word[:length]
                 for source in conversation.sources
-                for word in _words(source.facts.text)
+                for word in _LETTERS_OR_DIGITS.findall(source.facts.folded())
                 for length in range(1, _STEM + 1)
             }
         return self._stems
@@ -184,8 +185,7 @@ def _droppable(
 def _documents_default(schema: Any) -> bool:
     return any(
         isinstance(b.get("description"), str) and _DOCUMENTED_DEFAULT.search(b["description"])
-        for b in (schema, *schema_branches(schema))
-        if isinstance(b, Mapping)
+        for b in schema_branches(schema)  # the schema itself and each `anyOf` branch
     )
 
 
@@ -215,10 +215,7 @@ def _unstated(value: Any, stems: set[str]) -> bool:
     items = value if isinstance(value, list) else [value]
     if not items or not all(isinstance(item, str) and _LETTER.search(item) for item in items):
         return False
-    words = [w for item in items for w in _words(item) if w not in _FILLER]
+    words = [
+        w for item in items for w in _LETTERS_OR_DIGITS.findall(fold(item)) if w not in _FILLER
+    ]
     return bool(words) and not any(word[:_STEM] in stems for word in words)
-
-
-def _words(text: str) -> list[str]:
-    """The folded words of `text`, letters split from digits ("24h": "24", "h")."""
-    return _LETTERS_OR_DIGITS.findall(" ".join(words_of(text)))
