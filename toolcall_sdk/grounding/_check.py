@@ -5,8 +5,9 @@ Each value gets a kind from its type, its schema and its shape:
 
 - a number, or a string that is one: grounded when a number the conversation states has
   it among its readings (`12.5 million VND` reads 12500000);
-- a date, a date-time or an ISO date string: when a stated date can mean it, or, given a
-  reference date, a relative one (`tomorrow`);
+- a date, a date-time or an ISO date string (or one in the layout its description asks
+  for, `mm-dd-yyyy`): when a stated date can mean it, or, given a reference date, a
+  relative one (`tomorrow`);
 - a string under a `pattern`, or shaped like an id (`CUS-000042`), an e-mail or a URL: an
   identifier, grounded when found as written, letter case and separators aside;
 - any other string is free text: not checked, unless its field is marked `Grounded()`;
@@ -86,6 +87,8 @@ def _string_kind(value: str, rule: Rule | None) -> str | None:
     fmt = rule.format if rule is not None else None
     if fmt in _DATE_FORMATS or _ISO_DATE.fullmatch(value):
         return "date"
+    if rule is not None and rule.layout is not None and rule.layout.read(value) is not None:
+        return "date"  # `06-01-2023` where the description asks for mm-dd-yyyy
     if len(value) > _MAX_STRING:
         return None
     if _SPACE.search(value) is not None:  # words: text, unless a number (`1 500 000`)
@@ -223,7 +226,7 @@ class _CallCheck:
         if kind == "number":
             return self._number(value)
         if kind == "date":
-            return self._date(value)
+            return self._date(value, rule)
         if kind == "identifier":
             return self._identifier(str(value), rule)
         return self._text(str(value))
@@ -246,8 +249,10 @@ class _CallCheck:
             return None
         return about_number(readings.shown, self.conversation)
 
-    def _date(self, value: Any) -> str | None:
+    def _date(self, value: Any, rule: Rule | None) -> str | None:
         day = _date_of(value)
+        if day is None and isinstance(value, str) and rule is not None and rule.layout:
+            day = rule.layout.read(value)
         if day is None:
             return None
         conversation = self.conversation
@@ -271,13 +276,30 @@ class _CallCheck:
         # `CUS-` comes from the schema: the user may give only the rest (`customer 522827`).
         if prefix and value.lower().startswith(prefix.lower()):
             rest = value[len(prefix) :]
-            if any(c.isalnum() for c in rest) and self._found(rest):
+            if any(c.isalnum() for c in rest) and self._given_rest(rest, prefix):
                 return None
             # The pattern's width pads the number: `customer 42` is `CUS-000042`.
-            if rest.isdigit() and rest.strip("0") and self._found(rest.lstrip("0")):
+            if rest.isdigit() and rest.strip("0") and self._given_rest(rest.lstrip("0"), prefix):
                 return None
         like = _compiled(rule.pattern) if rule is not None and rule.pattern else None
         return about_identifier(shorten(value, MAX_QUOTED_VALUE_CHARS), self.conversation, like)
+
+    def _given_rest(self, rest: str, prefix: str) -> bool:
+        return self._found(rest) and not self._under_other_prefix(rest, prefix)
+
+    def _under_other_prefix(self, rest: str, prefix: str) -> bool:
+        """Whether `rest` stands in the conversation only as the end of an identifier with
+        another prefix: `INV-638256` is no invoice the user gave when all the user wrote is
+        the customer `CUS-638256` (the 0.5B, told its `CUS-638256` is no invoice id, wrote
+        `INV-638256`). A bare `638256`, or one after a word (`customer 638256`), is given."""
+        letters = "".join(c for c in fold(prefix) if c.isalpha())
+        glued = re.compile(rf"(?<![\w.-])(?:([a-z]+)[-_#:/.]?)?{re.escape(fold(rest))}(?![\w-])")
+        heads = [
+            match[1]
+            for source in self.conversation.sources
+            for match in glued.finditer(source.facts.folded())
+        ]
+        return bool(heads) and all(head is not None and head != letters for head in heads)
 
     def _found(self, value: str) -> bool:
         if _EMAIL.fullmatch(value) or _URL.fullmatch(value):

@@ -1,7 +1,8 @@
 """What a tool's schema and arguments model say about each argument, by field path.
 
 Built once per tool: the schema sent to the server gives a field's `pattern` (an
-identifier), its `format` (`date`, `email`, ...) and whether its values are fixed choices
+identifier), its `format` (`date`, `email`, ...), the date layout its description asks
+for, and whether its values are fixed choices
 (`enum`, `const`: the schema itself gives them, so they are grounded by definition); the
 arguments model adds the `Grounded()`/`Derived()` markers and the defaults (a default is
 the developer's value, never an invention of the model).
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from toolcall_sdk._date_layouts import DateLayout, parameter_layout
 from toolcall_sdk.grounding._markers import ANY_ITEM, Mark, markers_of
 
 __all__ = ["Plan", "Rule", "plan_for"]
@@ -38,6 +40,8 @@ class Rule:
             schema gives it, so only the rest must come from the conversation.
         choices: The schema fixes the values (`enum`, `const`).
         format: The schema's string `format`, if any.
+        layout: The date layout a free string's description asks for (`mm-dd-yyyy`), if
+            any: a value written so is a date (`_date_layouts`).
     """
 
     mark: Mark | None = None
@@ -46,6 +50,7 @@ class Rule:
     prefix: str = ""
     choices: bool = False
     format: str | None = None
+    layout: DateLayout | None = None
 
 
 Plan = Mapping[tuple[str, ...], Rule]
@@ -116,6 +121,7 @@ def _rule_of(node: Mapping[str, Any]) -> Rule:
         prefix=literal_prefix(pattern) if pattern else "",
         choices="enum" in node or "const" in node,
         format=fmt if isinstance(fmt, str) else None,
+        layout=parameter_layout(node),
     )
 
 
@@ -152,6 +158,7 @@ def _merge(known: Rule | None, new: Rule, has_branches: bool) -> Rule:
         # holding the `anyOf` fixes nothing itself, its branches decide.
         choices=known.choices if has_branches else known.choices and new.choices,
         format=known.format or new.format,
+        layout=known.layout or new.layout,
     )
 
 

@@ -20,7 +20,11 @@ per-value repairs by a JSON pointer to the value: `"scalar_from_string:/amount"`
   the `properties` object, the tool's title or description). Also `{"name": "get_invoice",
   "arguments": {...}}` written as the arguments → the inner arguments, when the schema has
   neither key and the name is the tool's (`call_wrapper`).
-- `repair_arguments`: all of the above, in that order (close, unwrap, echoes, coerce).
+- `write_described_dates`: `{"date": "2023-06-01"}` → `{"date": "06-01-2023"}` where the
+  parameter is a free string whose description asks for `mm-dd-yyyy` (`_date_layouts`):
+  the same date in the layout the tool documents, only from a year-first date (the one
+  form whose day and month are certain), and only for the tool's own parameters.
+- `repair_arguments`: all of the above, in that order (close, unwrap, echoes, coerce, dates).
 - `resolve_tool_name`: `math.factorial` → the offered `math_factorial` (or the reverse; a
   hyphen counts as the same separator), only when exactly one offered name matches.
 
@@ -36,6 +40,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Final
 
+from toolcall_sdk._date_layouts import parameter_layout, year_first_date
 from toolcall_sdk.parsing._json import MAX_NUMBER_CHARS, dumps, loads
 
 __all__ = [
@@ -43,6 +48,7 @@ __all__ = [
     "CALL_IN_TEXT",
     "CALL_WRAPPER",
     "CLOSED_TRUNCATED_JSON",
+    "DATE_LAYOUT",
     "FENCED_CODE",
     "JSON_STRING_ARGUMENTS",
     "JSON_STRING_VALUE",
@@ -57,6 +63,7 @@ __all__ = [
     "repair_arguments",
     "resolve_tool_name",
     "unwrap_json_string",
+    "write_described_dates",
 ]
 
 CLOSED_TRUNCATED_JSON: Final = "closed_truncated_json"
@@ -70,6 +77,8 @@ TOOL_NAME: Final = "tool_name"
 SCHEMA_ECHO: Final = "schema_echo"
 # The `{"name": ..., "arguments": {...}}` call object written as the arguments.
 CALL_WRAPPER: Final = "call_wrapper"
+# A year-first date rewritten in the layout the parameter's description asks for.
+DATE_LAYOUT: Final = "date_layout"
 # How a call read back from text was written (`ParsedCall.repairs`).
 FENCED_CODE: Final = "fenced_code"
 PYTHON_LITERAL: Final = "python_literal"
@@ -301,10 +310,33 @@ def repair_arguments(
             return text, repairs
         data, echoed = drop_schema_echoes(data, schema, name)
         coerced, changed = coerce_scalars(data, schema)
-        if echoed or changed:
+        coerced, dated = write_described_dates(coerced, schema)
+        if echoed or changed or dated:
             text = dumps(coerced)
-            repairs += echoed + changed
+            repairs += echoed + changed + dated
     return text, repairs
+
+
+def write_described_dates(data: Any, schema: Mapping[str, Any]) -> tuple[Any, list[str]]:
+    """Rewrite each year-first date string among the arguments' own parameters in the date
+    layout that parameter's description asks for (`_date_layouts.parameter_layout`).
+
+    Returns:
+        The arguments (a new object when anything changed) and the repairs made:
+        `date_layout:/date`.
+    """
+    properties = schema.get("properties")
+    if not isinstance(data, dict) or not isinstance(properties, Mapping):
+        return data, []
+    rewritten: dict[str, str] = {}
+    for key, value in data.items():
+        day = year_first_date(value) if isinstance(value, str) else None
+        layout = parameter_layout(properties.get(key)) if day is not None else None
+        if day is not None and layout is not None and layout.write(day) != value:
+            rewritten[key] = layout.write(day)
+    if not rewritten:
+        return data, []
+    return {**data, **rewritten}, [f"{DATE_LAYOUT}:{_pointer('', key)}" for key in rewritten]
 
 
 def resolve_tool_name(name: str, offered: Collection[str]) -> str | None:

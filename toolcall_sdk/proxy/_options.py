@@ -69,14 +69,15 @@ class ProxyOptions(TypedDict, total=False):
         grounding: The grounding check of validated calls against the request's messages
             (user and tool messages, the system prompt): `True`, `False`, a
             `GroundingPolicy`, or a command line's name (`default`, `all`, `off`).
-            Default: the client's (identifiers and dates).
+            Default: off, as in the client (the checks it makes even then are the
+            client's: a switched tool, an example id, a slip).
         call_tags: What an `auto` answer's call is held to once the model starts it
             (`"off"`, `"schema"`, `"grounded"`: the client's `call_tags=`); the request's
             messages, tool results included, are the stated values.
         listed_values: What an answer that gives fewer calls than the request asks for
             gets (`"off"`, `"ask"`, `"complete"`, `"continue"`, `"continue_listed"`: the client's
-            `listed_values=`); only a conversation that ends with the user's request is
-            read.
+            `listed_values=`, and its default `"continue_listed"`); only a conversation that
+            ends with the user's request is read.
         optional_values: Whether an optional free-text value no message states is left
             out where its tool documents the default (`"stated"`, the default) or kept
             (`"any"`: the client's `optional_values=`).
@@ -158,7 +159,8 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
     call_tags = _choice(options, "call_tags", "off", CALL_TAG_MODES)
-    listed_values = _choice(options, "listed_values", "off", LISTED_VALUES)
+    # The client's defaults, as `toolcall-sdk proxy` gives them.
+    listed_values = _choice(options, "listed_values", "continue_listed", LISTED_VALUES)
     optional_values = _choice(options, "optional_values", "stated", OPTIONAL_VALUES)
     try:
         given = options.get("grounding", False)

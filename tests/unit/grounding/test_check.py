@@ -132,6 +132,65 @@ def test_an_identifier_is_not_found_inside_a_longer_one() -> None:
     assert problem.fields[0].field == "customer_id"
 
 
+@pytest.mark.parametrize(
+    "asked",
+    ["Bill customer CUS-638256 for 12.5 million VND.", "Bill CUS_638256 for 12.5 million VND."],
+)
+def test_an_id_is_not_given_by_another_id_with_the_same_number(asked: str) -> None:
+    # The 0.5B, told its invoice id `CUS-638256` breaks `^INV-\d{6}$`, wrote `INV-638256`:
+    # the customer's number under the invoice prefix, an invoice nobody named.
+    @tool
+    def get_invoice(invoice_id: Annotated[str, Field(pattern=r"^INV-\d{6}$")]) -> None:
+        """Show an invoice."""
+
+    [problem] = check(get_invoice, {"invoice_id": "INV-638256"}, asked)
+
+    assert lines([problem])[0].startswith('invoice_id: "INV-638256" is not an identifier')
+
+
+@pytest.mark.parametrize(
+    ("asked", "written"),
+    [
+        ("Show invoice 638256.", "INV-638256"),
+        ("Show invoice number 638256, please.", "INV-0638256"),
+        ("Show INV638256.", "INV-638256"),
+    ],
+)
+def test_a_bare_number_or_the_same_prefix_still_gives_the_id(asked: str, written: str) -> None:
+    @tool
+    def get_invoice(invoice_id: Annotated[str, Field(pattern=r"^INV-\d{6,7}$")]) -> None:
+        """Show an invoice."""
+
+    assert check(get_invoice, {"invoice_id": written}, asked) == []
+
+
+@tool
+def uv_index(
+    location: str,
+    date: Annotated[str, Field(description="The date for the UV index, in the format mm-dd-yyyy.")],
+) -> None:
+    """Retrieve UV index data for a location and date."""
+
+
+@pytest.mark.parametrize(
+    ("written", "grounded"),
+    [("06-01-2023", True), ("01-06-2023", False), ("6-1-2023", True), ("2023-06-01", True)],
+)
+def test_a_date_in_the_layout_its_description_asks_for_is_checked_as_a_date(
+    written: str, grounded: bool
+) -> None:
+    arguments = {"location": "Tokyo", "date": written}
+
+    problems = check(uv_index, arguments, "The UV index for Tokyo on June 1, 2023?")
+
+    assert (problems == []) == grounded
+    if not grounded:
+        assert lines(problems) == [
+            'date: 2023-01-06 is not a date the user gave; the user wrote "June 1, 2023" '
+            "(= 2023-06-01)"
+        ]
+
+
 @tool
 def send_mail(to: str, subject: str, body: str) -> None:
     """Send an e-mail."""

@@ -56,10 +56,23 @@ async def test_continue_gives_the_caller_every_call_in_one_answer() -> None:
     assert continued.json["continue_final_message"] is True
 
 
-async def test_off_by_default() -> None:
-    model = ScriptedModel([tool_call("math_factorial", {"number": 5})])
+async def test_continue_listed_by_default_as_in_the_client_and_the_cli() -> None:
+    # The request lists 10 and 15 beside the 5 the answer used: continued, as with the
+    # client's default and `toolcall-sdk proxy`'s.
+    model = ScriptedModel([tool_call("math_factorial", {"number": 5}), text(CONTINUED)])
 
     response = await post(model)
+
+    message = response.json()["choices"][0]["message"]
+    numbers = [json.loads(c["function"]["arguments"])["number"] for c in message["tool_calls"]]
+    assert numbers == [5, 10, 15]
+    assert len(model.calls_for("call")) == 2
+
+
+async def test_off_leaves_the_answer_as_it_came() -> None:
+    model = ScriptedModel([tool_call("math_factorial", {"number": 5})])
+
+    response = await post(model, listed_values="off")
 
     assert len(response.json()["choices"][0]["message"]["tool_calls"]) == 1
     assert len(model.calls_for("call")) == 1
