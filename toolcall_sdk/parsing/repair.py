@@ -224,15 +224,17 @@ _ECHOED_KEYWORDS: Final = (
 def _echoes(key: str, value: Any, schema: Mapping[str, Any], known: set[str]) -> bool:
     """Whether `value`, written as argument `key`, repeats the schema's own `key`."""
     if key == "required":  # the list, or part of it, in any order
-        return (
-            isinstance(value, list)
-            and bool(value)
-            and all(isinstance(item, str) and item in known for item in value)
+        if value == []:  # a tool that requires nothing: `{"required": []}` is its schema
+            return not schema.get("required")
+        return isinstance(value, list) and all(
+            isinstance(item, str) and item in known for item in value
         )
     if key == "type":
         return bool(value == "object")
     if key == "properties":
-        return isinstance(value, dict) and bool(value) and set(value) <= known
+        if value == {}:  # a tool with no parameters: the 0.5B wrote `{"properties": {}}`
+            return not known
+        return isinstance(value, dict) and set(value) <= known
     if key == "strict":  # the function entry's flag, beside the schema: `"strict": true`
         return value is True
     return key in schema and bool(value == schema[key])

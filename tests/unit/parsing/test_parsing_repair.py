@@ -274,3 +274,20 @@ def test_a_schema_with_such_properties_keeps_them() -> None:
     }
     text = '{"name": "get_invoice", "arguments": {"invoice_id": "INV-1"}}'
     assert repair_arguments(text, schema, name="get_invoice") == (text, [])
+
+
+def test_a_tool_with_no_parameters_gets_its_empty_schema_echo_dropped() -> None:
+    # The 0.5B asked for an API's version wrote the schema of `get_version()` as its arguments.
+    schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+    text = '{"type": "object", "properties": {}, "required": []}'
+
+    assert repair_arguments(text, schema, name="get_version") == (
+        "{}",
+        ["schema_echo:/required", "schema_echo:/type", "schema_echo:/properties"],
+    )
+
+
+def test_an_empty_required_list_is_kept_where_the_schema_requires_something() -> None:
+    # Not the schema's own value: left for validation to judge.
+    text = '{"invoice_id": "INV-1", "required": [], "properties": {}}'
+    assert repair_arguments(text, INVOICE_SCHEMA, name="get_invoice") == (text, [])
