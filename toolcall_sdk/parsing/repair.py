@@ -334,8 +334,9 @@ def write_described_dates(data: Any, schema: Mapping[str, Any]) -> tuple[Any, li
     for key, value in data.items():
         day = year_first_date(value) if isinstance(value, str) else None
         layout = parameter_layout(properties.get(key)) if day is not None else None
-        if day is not None and layout is not None and layout.write(day) != value:
-            rewritten[key] = layout.write(day)
+        written = layout.write(day) if day is not None and layout is not None else value
+        if written != value:
+            rewritten[key] = written
     if not rewritten:
         return data, []
     return {**data, **rewritten}, [f"{DATE_LAYOUT}:{_pointer('', key)}" for key in rewritten]

@@ -14,6 +14,7 @@ import httpx2
 from toolcall_sdk import RetryPolicy, ToolCallError
 from toolcall_sdk._call_tags import CALL_TAG_MODES, CallTagMode
 from toolcall_sdk._listed_values import LISTED_VALUES, ListedValues
+from toolcall_sdk._options import DEFAULTS
 from toolcall_sdk._recorder import Recorder
 from toolcall_sdk._traffic import recorder_for
 from toolcall_sdk.grounding import GroundingPolicy, GroundingSpec
@@ -118,9 +119,9 @@ class ProxyConfig:
     max_clients: int = DEFAULT_MAX_CLIENTS
     http_client: httpx2.AsyncClient | None = None
     grounding: GroundingPolicy | None = None
-    call_tags: CallTagMode = "off"
-    listed_values: ListedValues = "continue_listed"
-    optional_values: OptionalValues = "stated"
+    call_tags: CallTagMode = DEFAULTS["call_tags"]
+    listed_values: ListedValues = DEFAULTS["listed_values"]
+    optional_values: OptionalValues = DEFAULTS["optional_values"]
     recorder: Recorder | None = None
 
 
@@ -158,10 +159,12 @@ def resolve_config(upstream: str | Sequence[str], options: ProxyOptions) -> Prox
     max_clients = options.get("max_clients", DEFAULT_MAX_CLIENTS)
     if max_clients < 1:
         raise ProxyConfigError(f"max_clients must be at least 1 (got {max_clients})")
-    call_tags = _choice(options, "call_tags", "off", CALL_TAG_MODES)
     # The client's defaults, as `toolcall-sdk proxy` gives them.
-    listed_values = _choice(options, "listed_values", "continue_listed", LISTED_VALUES)
-    optional_values = _choice(options, "optional_values", "stated", OPTIONAL_VALUES)
+    call_tags = _choice(options, "call_tags", DEFAULTS["call_tags"], CALL_TAG_MODES)
+    listed_values = _choice(options, "listed_values", DEFAULTS["listed_values"], LISTED_VALUES)
+    optional_values = _choice(
+        options, "optional_values", DEFAULTS["optional_values"], OPTIONAL_VALUES
+    )
     try:
         given = options.get("grounding", False)
         grounding = named_grounding(given) if isinstance(given, str) else resolve_grounding(given)
